@@ -1,0 +1,60 @@
+# Growth hints for cloud block devices: the one entry point.
+# "make demo" builds everything and boots the demo; "make check" runs every test.
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all deps demo check check-sanitize bench kernel-tree qemu-tree kernel-export \
+	qemu-export kernel qemu kernel-sanitize initramfs tools tools-check docs-check \
+	check-series clean
+
+all: kernel qemu initramfs tools
+
+deps:
+	@$(S)/install-deps.sh
+
+kernel-tree:
+	@$(S)/make-tree.sh kernel
+qemu-tree:
+	@$(S)/make-tree.sh qemu
+kernel-export:
+	@$(S)/export-series.sh kernel
+qemu-export:
+	@$(S)/export-series.sh qemu
+
+# Trees are created on first use; after that they are yours to work in.
+build/kernel/Makefile:
+	@$(S)/make-tree.sh kernel
+build/qemu/configure:
+	@$(S)/make-tree.sh qemu
+
+kernel: build/kernel/Makefile
+	@$(S)/build-kernel.sh guest
+kernel-sanitize: build/kernel/Makefile
+	@$(S)/build-kernel.sh sanitize
+qemu: build/qemu/configure
+	@$(S)/build-qemu.sh
+initramfs: tools
+	@$(S)/build-initramfs.sh
+tools:
+	@$(MAKE) -s -C tools
+tools-check:
+	@$(MAKE) -s -C tools check
+docs-check:
+	@$(S)/check-docs.sh
+check-series:
+	@$(S)/check-series.sh
+
+demo: deps
+	@$(S)/demo.sh
+
+check: deps
+	@$(S)/check.sh
+
+check-sanitize: deps
+	@$(S)/check.sh --sanitize
+
+bench: deps tools
+	@$(S)/bench.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Build the guest kernel from build/kernel: build-kernel.sh [guest|sanitize]
+# Output: build/out/bzImage (guest) or build/out/bzImage-sanitize.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:-guest}
+src="$top/build/kernel"
+obj="$top/build/kernel-obj-$variant"
+[ -f "$src/Makefile" ] || die "no kernel tree at $src: run 'make kernel-tree' first"
+frags=("$top/kernel/config/guest.config")
+[ "$variant" = guest ] || frags+=("$top/kernel/config/$variant.config")
+mkdir -p "$obj" "$out" "$CCACHE_DIR"
+build_lock
+kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+
+# Reconfigure only when a fragment changed (keeps incremental builds incremental).
+sum=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragsum" 2>/dev/null)" != "$sum" ]; then
+	kmake tinyconfig >/dev/null
+	KCONFIG_CONFIG="$obj/.config" "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+		"$obj/.config" "${frags[@]}" >/dev/null
+	kmake olddefconfig >/dev/null
+	missing=$(cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' | while read -r line; do
+		grep -qxF "$line" "$obj/.config" || echo "$line"
+	done)
+	[ -z "$missing" ] || die "kernel config lost these fragment options (dependencies missing?): $missing"
+	echo "$sum" > "$obj/.fragsum"
+else
+	kmake olddefconfig >/dev/null
+fi
+info "building kernel ($variant) in $obj"
+kmake -j"$(nproc)" KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=gh KBUILD_BUILD_HOST=gh bzImage
+if [ "$variant" = guest ]; then
+	cp "$obj/arch/x86/boot/bzImage" "$out/bzImage"
+else
+	cp "$obj/arch/x86/boot/bzImage" "$out/bzImage-$variant"
+fi
+info "kernel ready: $(ls "$out"/bzImage*)"

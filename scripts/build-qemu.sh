@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Build QEMU (x86_64-softmmu and qemu-img) from build/qemu.
+# Output: build/out/qemu-system-x86_64, build/out/qemu-img.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+src="$top/build/qemu"
+obj="$top/build/qemu-obj"
+[ -f "$src/configure" ] || die "no QEMU tree at $src: run 'make qemu-tree' first"
+mkdir -p "$obj" "$out" "$CCACHE_DIR"
+build_lock
+opts=(--target-list=x86_64-softmmu --without-default-features --enable-kvm --enable-tools
+	--enable-fdt=system --disable-docs --disable-install-blobs --disable-werror
+	--python=/usr/bin/python3)
+stamp="$obj/.configure-opts"
+if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}" ]; then
+	info "configuring QEMU in $obj"
+	rm -rf "$obj" && mkdir -p "$obj"
+	(cd "$obj" && "$src/configure" "${opts[@]}" >"$obj/configure.log" 2>&1) ||
+		{ tail -n 20 "$obj/configure.log" >&2; die "QEMU configure failed; see $obj/configure.log"; }
+	echo "${opts[*]}" > "$stamp"
+fi
+info "building QEMU in $obj"
+ninja -C "$obj" qemu-system-x86_64 qemu-img >"$obj/build.log" 2>&1 ||
+	{ grep -E 'error|FAILED' "$obj/build.log" | head -n 30 >&2; die "QEMU build failed; see $obj/build.log"; }
+cp "$obj/qemu-system-x86_64" "$obj/qemu-img" "$out/"
+info "QEMU ready: $out/qemu-system-x86_64"

@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# Common helpers for the project's scripts.  Source it; do not run it.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export GH_CACHE="${GH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/growth-hints}"
+export CCACHE_DIR="${CCACHE_DIR:-$GH_CACHE/ccache}"
+export CCACHE_BASEDIR="$top"
+export CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
+# Private apt state: the system's apt configuration is never touched.
+aptdir="$GH_CACHE/apt"
+dldir="$GH_CACHE/dl"
+out="$top/build/out"
+
+die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }
+info() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+
+# The first plain Debian mirror URI in the machine's own apt sources.
+apt_mirror() {
+	if [ -n "${GH_APT_MIRROR:-}" ]; then
+		echo "$GH_APT_MIRROR"
+		return
+	fi
+	local f uri
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		uri=$(awk '
+			/^[[:space:]]*$/ { if (u != "" && s !~ /-security/) { print u; exit } u = ""; s = "" }
+			/^URIs:/ { u = $2 }
+			/^Suites:/ { s = $0 }
+			END { if (u != "" && s !~ /-security/) print u }' "$f" | head -n 1)
+		[ -n "$uri" ] && { echo "$uri"; return; }
+	done
+	uri=$(grep -hE '^deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -v -- '-security' | sed -E 's/\[[^]]*\]//' | awk '{ print $2; exit }')
+	[ -n "$uri" ] || die "no Debian mirror in /etc/apt/sources*; set GH_APT_MIRROR to one"
+	echo "$uri"
+}
+
+# apt with a private sources list "$aptdir/<name>.list" and its own lists.
+papt_opts() {
+	local name=$1
+	printf '%s\n' -o "APT::Sandbox::User=root" \
+		-o "Dir::Etc::SourceList=$aptdir/$name.list" \
+		-o "Dir::Etc::SourceParts=$aptdir/empty.d" \
+		-o "Dir::State::Lists=$aptdir/lists-$name" \
+		-o "Dir::Cache::Archives=$aptdir/archives" \
+		-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=" \
+		-o "Acquire::Retries=2"
+}
+
+# papt_setup NAME SUITE...: write the list for NAME and update it.
+papt_setup() {
+	local name=$1 mirror suite kr=/usr/share/keyrings/debian-archive-keyring.gpg
+	shift
+	mkdir -p "$aptdir/empty.d" "$aptdir/lists-$name/partial" "$aptdir/archives/partial"
+	mirror=$(apt_mirror)
+	: > "$aptdir/$name.list.new"
+	for suite in "$@"; do
+		printf 'deb [signed-by=%s] %s %s main\n' "$kr" "$mirror" "$suite" >> "$aptdir/$name.list.new"
+		printf 'deb-src [signed-by=%s] %s %s main\n' "$kr" "$mirror" "$suite" >> "$aptdir/$name.list.new"
+	done
+	mv "$aptdir/$name.list.new" "$aptdir/$name.list"
+	local stamp="$aptdir/lists-$name/.stamp"
+	if [ -z "$(find "$stamp" -mmin -360 2>/dev/null)" ]; then
+		local opts
+		mapfile -t opts < <(papt_opts "$name")
+		apt-get "${opts[@]}" -q update >"$aptdir/update-$name.log" 2>&1 ||
+			die "apt-get update of suites '$*' from $mirror failed; see $aptdir/update-$name.log"
+		touch "$stamp"
+	fi
+}
+
+papt() {
+	local name=$1 opts
+	shift
+	mapfile -t opts < <(papt_opts "$name")
+	"$1" "${opts[@]}" "${@:2}"
+}
+
+# BASE files are "key=value" lines.
+base_get() { sed -n "s/^$2=//p" "$1" | head -n 1; }
+
+sha256_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+# Builds take all cores: serialize them across concurrent users of one machine.
+build_lock() {
+	mkdir -p "$GH_CACHE"
+	exec 9>"$GH_CACHE/build.lock"
+	if ! flock -n 9; then
+		info "waiting for another build on this machine to finish"
+		flock 9
+	fi
+}
