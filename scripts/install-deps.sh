@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Install the Debian packages the project needs (make deps).  A fast no-op when everything
+# is there.  meson >= 1.5 and python3-pycotap come from bookworm-backports through the
+# private apt config in lib.sh; the system's apt configuration is never modified.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio ccache libglib2.0-dev libfdt-dev
+	libpixman-1-dev ninja-build busybox-static seabios qemu-system-data xfsprogs e2fsprogs
+	sg3-utils pkg-config xz-utils dpkg-dev socat jq shellcheck python3 kmod
+	qemu-system-x86)
+backports=(meson python3-pycotap)
+
+installed() { [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]; }
+
+missing=()
+for p in "${pkgs[@]}"; do
+	installed "$p" || missing+=("$p")
+done
+meson_ok() {
+	local v
+	v=$(meson --version 2>/dev/null) || return 1
+	[ "$(printf '%s\n1.5\n' "$v" | sort -V | head -n 1)" = 1.5 ] && installed python3-pycotap
+}
+need_bpo=0
+meson_ok || need_bpo=1
+
+[ ${#missing[@]} -eq 0 ] && [ $need_bpo = 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	[ ${#missing[@]} -eq 0 ] || warn "missing Debian packages: ${missing[*]}"
+	[ $need_bpo = 0 ] || warn "meson >= 1.5 and python3-pycotap (bookworm-backports) are missing"
+	die "run 'make deps' as root (or: sudo apt-get install ${missing[*]:-} and meson >= 1.5 from bookworm-backports)"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+if [ ${#missing[@]} -gt 0 ]; then
+	info "installing: ${missing[*]}"
+	apt-get -q update >/dev/null || die "apt-get update failed; check the machine's apt sources and network"
+	apt-get -q install -y --no-install-recommends "${missing[@]}" ||
+		die "apt-get install ${missing[*]} failed; see the apt output above"
+fi
+if [ $need_bpo = 1 ]; then
+	info "installing meson and python3-pycotap from bookworm-backports (private apt config)"
+	papt_setup bpo bookworm-backports
+	cache="$dldir/bpo"
+	mkdir -p "$cache"
+	rm -f "$cache"/*.deb
+	(cd "$cache" && papt bpo apt-get -q download "${backports[@]}") >/dev/null ||
+		die "downloading ${backports[*]} from bookworm-backports failed; see $aptdir/update-bpo.log"
+	(cd "$cache" && apt-get -q install -y --no-install-recommends ./meson_*.deb ./python3-pycotap_*.deb) ||
+		die "installing the backported meson/python3-pycotap failed; see the apt output above"
+	meson_ok || die "meson is still older than 1.5 after installing from bookworm-backports"
+fi
+info "all build dependencies are installed"
