@@ -34,6 +34,14 @@ base_repo() {
 		git -C "$tmp" "${ident[@]}" add -A -f
 		GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 			git -C "$tmp" "${ident[@]}" commit -q -m "Base: $ver"
+		if [ "$what" = kernel ] && grep -q '^# Debian packaging' "$tmp/.gitignore"; then
+			# Debian's tarball ignores every new top-level path; upstream does not.
+			sed -i '/^# Debian packaging/,$d' "$tmp/.gitignore"
+			sed -i '${/^#$/d}' "$tmp/.gitignore"
+			git -C "$tmp" "${ident[@]}" add .gitignore
+			GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+				git -C "$tmp" "${ident[@]}" commit -q -m "Base: drop Debian's ignore-everything rule"
+		fi
 		if [ "$what" = qemu ]; then
 			# The +ds tarball has no edk2 archives; Debian's own patch skips them.
 			for f in $files; do
