@@ -205,6 +205,8 @@ for fld in "${virtio_fields[@]}"; do
 	vcheck "virtio_table_offset_$fld" "$t" "$h" "offset/size from the offset table in ${spec#"$top"/}"
 done
 
+vcheck virtio_listing_sizeof "$(awk '$1 == "sizeof" { print $2 }' "$tmp/spec.layout")" "${hsizeof:-}" \
+	"size of struct virtio_blk_config from the listing in ${spec#"$top"/}"
 ssize=$(sed -nE 's/.*space of at least ([0-9]+) bytes.*/\1/p' "$spec" | head -n 1)
 [ -n "$ssize" ] || ssize=$(tr '\n' ' ' < "$spec" | sed -nE 's/.*space of at least ([0-9]+) bytes.*/\1/p')
 vcheck virtio_config_size_spec "$ssize" "${hsizeof:-}" "configuration space size in ${spec#"$top"/}"
@@ -411,7 +413,7 @@ else
 fi
 # Every growth attribute name the documents use must be in the ABI (catches typos).
 for f in "$design" "$guide" "$t10" "$cover"; do
-	used=$(grep -oE '\b[a-z_]*growth[a-z_]*_bytes\b' "$f" | sort -u || true)
+	used=$(grep -oE '\b[a-z_]*grow[a-z_]*_bytes?\b' "$f" | sort -u || true)
 	[ -n "$used" ] || continue
 	name="sysfs_names_used_in_${f##*/}_exist"
 	if [ ${#kseries[@]} -eq 0 ]; then skip "$name" "kernel series not yet present"; continue; fi
