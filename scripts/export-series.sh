@@ -43,7 +43,9 @@ for f in "$tmp"/*.patch; do
 		changed=1
 	fi
 done
-(cd "$tmp" && ls -1 -- *.patch 2>/dev/null | grep -v '^0000-cover-letter.patch$' || true) > "$tmp/series"
+for f in "$tmp"/*.patch; do
+	[ -e "$f" ] && [ "${f##*/}" != 0000-cover-letter.patch ] && echo "${f##*/}"
+done > "$tmp/series"
 cmp -s "$tmp/series" "$top/$what/series" || { cp "$tmp/series" "$top/$what/series"; changed=1; }
 if [ "$changed" = 1 ]; then
 	info "$what: exported $count patch(es) to $what/patches"

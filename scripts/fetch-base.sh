@@ -52,10 +52,11 @@ order() {
 files_of() {
 	local p=$1 v=$2 uv
 	if [ "$what" = kernel ]; then
-		ls -1 "${p}_${v#*:}"_*.deb 2>/dev/null | head -n 1
+		find . -maxdepth 1 -name "${p}_${v#*:}_*.deb" -printf '%f\n' | sort | head -n 1
 	else
 		uv=${v#*:}
-		ls -1 "${p}_${uv%-*}".orig.tar.* "${p}_${uv}".debian.tar.* 2>/dev/null
+		find . -maxdepth 1 \( -name "${p}_${uv%-*}.orig.tar.*" -o -name "${p}_${uv}.debian.tar.*" \) \
+			-printf '%f\n' | sort
 	fi
 }
 
@@ -91,22 +92,21 @@ while read -r p v; do
 		echo "$files"
 		exit 0
 	fi
-	if [ "$p $v" != "$pkg $ver" ] && [ -n "$files" ]; then
-		echo "$files"
-		exit 0
+	if [ "$p $v" = "$pkg $ver" ] || [ -z "$files" ]; then
+		info "downloading $p $v"
+		if ! download "$p" "$v"; then
+			warn "$p $v could not be downloaded: $(grep -m1 -oE '[0-9]{3}[^]]*Not Found|Unable to locate.*|Can not find.*|E: .*' "$dldir/download.log" || echo "see $dldir/download.log")"
+			tried="$tried $p=$v"
+			continue
+		fi
+		files=$(files_of "$p" "$v")
 	fi
-	info "downloading $p $v"
-	if ! download "$p" "$v"; then
-		warn "$p $v is listed but could not be downloaded ($(grep -m1 -oE '[0-9]{3}[^]]*Not Found|Unable to locate.*|Can not find.*|E: .*' "$dldir/download.log" || echo 'see '"$dldir/download.log"))"
-		tried="$tried $p=$v"
-		continue
-	fi
-	files=$(files_of "$p" "$v")
 	[ -n "$files" ] || die "apt reported success for $p $v but no file is in $dldir"
 	if [ "$p $v" = "$pkg $ver" ]; then
 		verify_pinned "$files" || die "$p $v does not match the sha256 in $base; remove $dldir/$files and retry"
 	else
 		warn "pinned $pkg $ver is not available; using $p $v instead (update $what/BASE if it works):"
+		# shellcheck disable=SC2086 # one file name per word
 		sha256sum $files >&2
 	fi
 	echo "$files"

@@ -8,8 +8,11 @@ export CCACHE_BASEDIR="$top"
 export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 # Private apt state: the system's apt configuration is never touched.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 aptdir="$GH_CACHE/apt"
+# shellcheck disable=SC2034
 dldir="$GH_CACHE/dl"
+# shellcheck disable=SC2034
 out="$top/build/out"
 
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
