@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Build the test guest's initramfs: build/out/initramfs.cpio.gz.
+# busybox-static, the host's filesystem and SCSI tools with their shared libraries, the
+# project's guest binaries when built, and the guest test scripts (selftests/guest).
+# build-initramfs.sh [-o OUTPUT]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+output="$out/initramfs.cpio.gz"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-o) output=$2; shift 2 ;;
+	*) die "unknown argument '$1' (usage: build-initramfs.sh [-o OUTPUT])" ;;
+	esac
+done
+
+# Host programs the guest tests use (from xfsprogs, e2fsprogs and sg3-utils).
+tools=(mkfs.xfs xfs_info xfs_growfs xfs_io xfs_db xfs_spaceman xfs_repair
+	mke2fs mkfs.ext4 resize2fs dumpe2fs e2fsck sg_vpd sg_inq sg_turs sg_readcap)
+
+busybox=/bin/busybox
+if [ ! -x "$busybox" ] || ldd "$busybox" >/dev/null 2>&1; then
+	die "$busybox is missing or not static: run 'make deps' (package busybox-static)"
+fi
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/gh-initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,proc,sys,dev,run,tmp,mnt,etc,tests,lib/gh}
+
+cp "$busybox" "$stage/bin/busybox"
+for applet in $("$busybox" --list); do
+	[ "$applet" = busybox ] || ln -sf busybox "$stage/bin/$applet"
+done
+
+# copy_with_libs PATH: the program (or script) and every shared library it needs.
+copy_with_libs() {
+	local src=$1 dst lib
+	dst="$stage/bin/${src##*/}"
+	rm -f "$dst"
+	cp -L "$src" "$dst"
+	while read -r lib; do
+		[ -n "$lib" ] || continue
+		mkdir -p "$stage$(dirname "$lib")"
+		[ -e "$stage$lib" ] || cp -L "$lib" "$stage$lib"
+	done < <(ldd "$src" 2>/dev/null | sed -nE 's/^[[:space:]]*([^ ]+ => )?(\/[^ ]+) \(0x.*/\2/p')
+}
+
+for t in "${tools[@]}"; do
+	p=$(PATH="/usr/sbin:/sbin:$PATH" command -v "$t") ||
+		die "$t is not installed on the host: run 'make deps' (xfsprogs, e2fsprogs, sg3-utils)"
+	copy_with_libs "$p"
+done
+
+# The project's own guest programs, when they have been built.
+for p in "$out/growth_hints_test" "$top/tools/growth-mkfs" "$out/growth-mkfs"; do
+	[ -x "$p" ] && copy_with_libs "$p"
+done
+
+guest="$top/selftests/guest"
+install -m 0755 "$guest/lib/init" "$stage/init"
+install -m 0755 "$guest/lib/uevent" "$stage/sbin/gh-uevent"
+install -m 0644 "$guest/lib/gh.sh" "$stage/lib/gh/gh.sh"
+for t in "$guest"/*.sh; do
+	[ -e "$t" ] && install -m 0755 "$t" "$stage/tests/${t##*/}"
+done
+printf 'root:x:0:0:root:/:/bin/sh\n' > "$stage/etc/passwd"
+printf 'root:x:0:\n' > "$stage/etc/group"
+: > "$stage/etc/mtab"
+
+mkdir -p "$(dirname "$output")"
+(cd "$stage" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+	cpio --null --create --format=newc --owner=0:0 --reproducible --quiet) |
+	gzip -n -6 > "$output.tmp"
+mv "$output.tmp" "$output"
+info "initramfs ready: $output ($(du -h "$output" | cut -f1))"

@@ -1,0 +1,189 @@
+# shellcheck shell=sh
+# Helpers for the guest test scripts (busybox sh).  Source it: . /lib/gh/gh.sh
+# Results are KTAP lines without header or plan: the host harness (selftests/run.sh)
+# nests them under the scenario and writes the plan.
+
+GH_N=0
+GH_FAILED=0
+GH_PASSED=0
+GH_SKIPPED=0
+GH_HINT_ATTRS="min_growth_bytes max_growth_bytes growth_increment_bytes"
+
+diag() { echo "# $*"; }
+t_ok() { GH_N=$((GH_N + 1)); GH_PASSED=$((GH_PASSED + 1)); echo "ok $GH_N $*"; }
+t_fail() { GH_N=$((GH_N + 1)); GH_FAILED=$((GH_FAILED + 1)); echo "not ok $GH_N $*"; }
+# t_skip NAME REASON...
+t_skip() {
+	_n=$1
+	shift
+	GH_N=$((GH_N + 1))
+	GH_SKIPPED=$((GH_SKIPPED + 1))
+	echo "ok $GH_N $_n # SKIP $*"
+}
+# t_eq NAME GOT WANT
+t_eq() {
+	if [ "$2" = "$3" ]; then
+		t_ok "$1"
+	else
+		diag "$1: got '$2', want '$3'"
+		t_fail "$1"
+	fi
+}
+# t_cmd NAME COMMAND...: ok when the command succeeds; its output is kept as diagnostics.
+t_cmd() {
+	_n=$1
+	shift
+	if _o=$("$@" 2>&1); then
+		t_ok "$_n"
+	else
+		echo "$_o" | tail -n 15 | sed 's/^/# /'
+		t_fail "$_n"
+	fi
+}
+# gh_done: the test's exit status (1 if any check failed).
+gh_done() {
+	diag "guest: $GH_PASSED passed, $GH_FAILED failed, $GH_SKIPPED skipped"
+	[ "$GH_FAILED" = 0 ]
+}
+
+# gh_param KEY [DEFAULT]: value of gh.KEY= on the kernel command line.
+gh_param() {
+	read -r _cl < /proc/cmdline
+	for _w in $_cl; do
+		case "$_w" in
+		"gh.$1="*) echo "${_w#gh."$1"=}"; return 0 ;;
+		esac
+	done
+	echo "${2:-}"
+}
+
+# gh_wait TOKEN [ARGS...]: ask the host to act (it sees "GH-WAIT TOKEN ARGS" on the console)
+# and block until it answers on ttyS1.  Succeeds when the answer is "GH-GO TOKEN ok";
+# the rest of the answer is left in GH_REPLY.
+gh_wait() {
+	GH_REPLY=""
+	echo "GH-WAIT $*"
+	if ! IFS= read -r _line <&3; then
+		diag "no answer from the host for '$1' (is ttyS1 connected?)"
+		return 1
+	fi
+	_line=$(echo "$_line" | tr -d '\r')
+	case "$_line" in
+	"GH-GO $1 ok"*) GH_REPLY=${_line#"GH-GO $1 ok"}; GH_REPLY=${GH_REPLY# }; return 0 ;;
+	esac
+	GH_REPLY=${_line#"GH-GO $1 "}
+	diag "host answered '$_line' to '$1'"
+	return 1
+}
+
+# gh_poll TENTHS COMMAND...: run COMMAND every 0.1 s until it succeeds, at most TENTHS times.
+gh_poll() {
+	_t=$1
+	shift
+	while [ "$_t" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	return 1
+}
+
+_gh_serial_of() {
+	case "$1" in
+	vd*) cat "/sys/block/$1/serial" 2>/dev/null ;;
+	sd*) tail -c +5 "/sys/block/$1/device/vpd_pg80" 2>/dev/null | tr -d '\000 ' ;;
+	esac
+}
+_gh_find_disk() {
+	for _d in /sys/block/vd* /sys/block/sd*; do
+		[ -e "$_d" ] || continue
+		if [ "$(_gh_serial_of "${_d##*/}")" = "$1" ]; then
+			echo "${_d##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+# gh_disk SERIAL: the name (vda, sdb, ...) of the disk with that serial; waits up to 10 s.
+gh_disk() {
+	gh_poll 100 _gh_find_disk "$1" || return 1
+	_gh_find_disk "$1"
+}
+
+# gh_has_hints DISK: the kernel has the growth hint attributes.
+gh_has_hints() { [ -r "/sys/block/$1/queue/min_growth_bytes" ]; }
+# gh_hints DISK: "min max increment" as the kernel shows them.
+gh_hints() {
+	_r=""
+	for _a in $GH_HINT_ATTRS; do
+		_r="$_r $(cat "/sys/block/$1/queue/$_a" 2>/dev/null || echo '?')"
+	done
+	echo "${_r# }"
+}
+gh_size_bytes() { echo $(($(cat "/sys/block/$1/size") * 512)); }
+gh_lbs() { cat "/sys/block/$1/queue/logical_block_size"; }
+
+# gh_check_hints PREFIX DISK "MIN MAX INC": one result per attribute, exact bytes, and the
+# kselftest binary's verdict when it is in the initramfs.
+gh_check_hints() {
+	_p=$1 _d=$2
+	# shellcheck disable=SC2086
+	set -- $3
+	if ! gh_has_hints "$_d"; then
+		t_skip "$_p hints" "kernel has no /sys/block/$_d/queue/min_growth_bytes"
+		return 0
+	fi
+	t_eq "$_p min_growth_bytes" "$(cat "/sys/block/$_d/queue/min_growth_bytes")" "$1"
+	t_eq "$_p max_growth_bytes" "$(cat "/sys/block/$_d/queue/max_growth_bytes")" "$2"
+	t_eq "$_p growth_increment_bytes" "$(cat "/sys/block/$_d/queue/growth_increment_bytes")" "$3"
+	gh_kselftest "$_p" "$_d" "$1 $2 $3"
+}
+
+# gh_kselftest PREFIX DISK "MIN MAX INC": /bin/growth_hints_test (KTAP, 0 pass, 4 skip).
+gh_kselftest() {
+	if [ ! -x /bin/growth_hints_test ]; then
+		t_skip "$1 kselftest" "growth_hints_test is not in the initramfs"
+		return 0
+	fi
+	_o=$(GROWTH_HINTS_DISK=$2 GROWTH_HINTS_EXPECT=$3 /bin/growth_hints_test 2>&1)
+	_rc=$?
+	echo "$_o" | sed 's/^/# /'
+	case $_rc in
+	0) t_ok "$1 kselftest" ;;
+	4) t_skip "$1 kselftest" "growth_hints_test skipped" ;;
+	*) t_fail "$1 kselftest" ;;
+	esac
+}
+
+# gh_be64 N: N as 8 big-endian bytes, "xx xx xx xx xx xx xx xx".
+gh_be64() { printf '%016x' "$1" | sed 's/../& /g; s/ $//'; }
+
+# gh_vpd_hex DISK PAGE: the page as sg_vpd --hex prints it, bytes only, space separated.
+gh_vpd_hex() {
+	sg_vpd --page="$2" --hex "/dev/$1" 2>/dev/null |
+		awk '/^ [0-9a-f]+ / { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9a-f][0-9a-f]$/) printf "%s ", $i }' |
+		sed 's/ $//'
+}
+
+# gh_expected_vpd_bb LBS "MIN MAX INC": the Capacity Growth VPD page for these byte values.
+gh_expected_vpd_bb() {
+	# shellcheck disable=SC2086
+	set -- "$1" $2
+	echo "00 bb 00 18 $(gh_be64 $(($2 / $1))) $(gh_be64 $(($3 / $1))) $(gh_be64 $(($4 / $1)))"
+}
+
+# gh_uevents_clear / gh_uevent_seen PATTERN...: the uevent helper's log (/run/uevents.log).
+gh_uevents_clear() { : > /run/uevents.log; }
+gh_uevent_seen() {
+	_l=/run/uevents.log
+	for _pat in "$@"; do
+		_l2=$(grep -e "$_pat" "$_l" 2>/dev/null) || return 1
+		echo "$_l2" > /run/uevents.match
+		_l=/run/uevents.match
+	done
+}
+
+# gh_kernel_clean: no kernel warning, bug or sanitizer report so far.
+gh_kernel_clean() {
+	! dmesg | grep -E 'WARNING:|BUG:|UBSAN|KASAN|Oops|Call Trace'
+}
