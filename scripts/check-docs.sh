@@ -489,6 +489,17 @@ for s in "${subs[@]}"; do
 	else fail "$name" "${guide#"$top"/} documents 'growth-mkfs $s' but the growth-mkfs source has no \"$s\""; fi
 done
 
+# Options and environment variables of growth-mkfs named in its section of the guide.
+# shellcheck disable=SC2016 # backquotes are Markdown, not shell
+mapfile -t topts < <(awk '/^### 2.4 /, /^## 3\./' "$guide" | grep -oE '`(--[a-z-]+|GROWTH_[A-Z0-9_]+)' | tr -d '`' | sort -u)
+for o in "${topts[@]}"; do
+	name="growth_mkfs_option_$o"
+	if [ ${#tsrc[@]} -eq 0 ]; then skip "$name" "growth-mkfs not yet present in tools/"; continue; fi
+	# "--opt..." in a usage or strcmp, or "opt" in a getopt_long table; env vars quoted.
+	if grep -qE -- "\"(${o}|${o#--}\")" "$top"/tools/*.c; then pass "$name"
+	else fail "$name" "${guide#"$top"/} names $o but no tools/*.c source has it"; fi
+done
+
 # --- Report ---------------------------------------------------------------------
 echo "KTAP version 1"
 echo "1..${#results[@]}"
