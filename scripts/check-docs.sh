@@ -297,7 +297,7 @@ done
 kscsi="$tmp/kernel-scsi.added"
 added '^(drivers/scsi/|include/scsi/)' "${kseries[@]}" > "$kscsi"
 qscsi="$tmp/qemu-scsi.added"
-added '^(hw/scsi/|include/hw/scsi/)' "${qseries[@]}" > "$qscsi"
+added '^(hw/scsi/|include/hw/scsi/|scsi/|include/scsi/)' "${qseries[@]}" > "$qscsi"
 
 # define_value FILE REGEX [EXCLUDE]: value of the first "#define NAME VALUE" whose NAME
 # matches REGEX (and not EXCLUDE).
@@ -319,8 +319,9 @@ be64_offsets() {
 			if (!match(l, /(\[[ \t]*[A-Za-z0-9_]+[ \t]*\]|[a-z_]+[ \t]*\+[ \t]*[A-Za-z0-9_]+)/)) next
 			o = substr(l, RSTART, RLENGTH); gsub(/[][ \t]/, "", o); sub(/^.*\+/, "", o)
 			if (o in def) o = def[o]
-			if (o == "buflen") { o = running; running += 8 }
+			if (o == "buflen") o = running
 			if (o !~ /^[0-9]+$/) next
+			running = o + 8
 			u = toupper(l); f = ""
 			if (u ~ /MIN/) f = "MINIMUM_CAPACITY"
 			else if (u ~ /MAX/) f = "MAXIMUM_CAPACITY"
@@ -351,6 +352,11 @@ qcode=$(define_value "$qscsi" 'GROWTH' '(LEN|SIZE|OFF|MIN|MAX|INC|GRAN)')
 [ -n "$qcode" ] || qcode=$(grep -E -i 'case[[:space:]]+0[xX][0-9a-fA-F]+:.*growth' "$qscsi" | grep -oE '0[xX][0-9a-fA-F]+' | head -n 1 || true)
 [ -n "$qcode" ] || qcode=$(grep -E 'case[[:space:]]+0[xX][bB][0-9a-fA-F][[:space:]]*:' "$qscsi" | grep -oE '0[xX][0-9a-fA-F]+' | head -n 1 || true)
 scheck qemu scsi_page_code_qemu "$(hexnorm "$tcode")" "$(hexnorm "$qcode")" "PAGE CODE in table x vs the VPD page the device emulates"
+
+# QEMU lists the page in the Supported VPD Pages page (a byte appended in page 0x00).
+qlisted=$(grep -E 'outbuf\[buflen\+\+\][[:space:]]*=[[:space:]]*0[xX][0-9a-fA-F]+' "$qscsi" | grep -i 'growth' |
+	grep -oE '0[xX][0-9a-fA-F]+' | head -n 1 || true)
+scheck qemu scsi_page_listed_qemu "$(hexnorm "$tcode")" "$(hexnorm "$qlisted")" "PAGE CODE in table x vs the code QEMU lists in page 00h"
 
 # The page code named in the prose of every document.
 for f in "$t10" "$design" "$guide"; do
@@ -470,7 +476,7 @@ for p in min-growth max-growth growth-increment; do
 done
 for f in "$design" "$guide"; do
 	# shellcheck disable=SC2016 # backquotes are Markdown, not shell
-	used=$(grep -oE '(,|`)(min|max)-growth(=|`)|(,|`)growth-[a-z]+(=|`)' "$f" | tr -d ',`=' | sort -u || true)
+	used=$(grep -oE '(,|`)(min|max)-growth(=|`)|(,|`)growth-[a-z]+(=|`)' "$f" | tr -d ',`=' | grep -vx 'growth-mkfs' | sort -u || true)
 	[ -n "$used" ] || continue
 	name="qemu_properties_used_in_${f##*/}_exist"
 	if [ ${#qseries[@]} -eq 0 ]; then skip "$name" "qemu series not yet present"; continue; fi
