@@ -1,0 +1,1077 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Unit tests of libgrowthhints and growth-mkfs on sysfs fixture trees made
+ * under a temporary directory.  KTAP version 1 on stdout; exit 1 on failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "growth-hints.h"
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define TiB (1ULL << 40)
+
+struct t {
+	const char *name;
+	int failed;
+	char root[PATH_MAX];		/* this case's sysfs fixture */
+	char dir[PATH_MAX];		/* scratch directory of this case */
+};
+
+static char base[PATH_MAX];
+
+/* snprintf through a function: paths here are short, cutting is checked by
+ * the cases' results. */
+static int sfmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
+
+static int sfmt(char *buf, size_t len, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(buf, len, f, ap);
+	va_end(ap);
+	return n;
+}
+static char tool[PATH_MAX];
+
+static void diag(struct t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void diag(struct t *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	t->failed = 1;
+	printf("# %s: ", t->name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+#define CHECK(t, cond) \
+	do { if (!(cond)) diag(t, "line %d: %s", __LINE__, #cond); } while (0)
+#define CHECK_U64(t, a, b) \
+	do { \
+		uint64_t a_ = (a), b_ = (b); \
+		if (a_ != b_) \
+			diag(t, "line %d: %s == %" PRIu64 ", expected %" PRIu64, __LINE__, #a, a_, b_); \
+	} while (0)
+#define CHECK_STR(t, a, b) \
+	do { \
+		const char *a_ = (a), *b_ = (b); \
+		if (strcmp(a_, b_)) \
+			diag(t, "line %d: %s == \"%s\", expected \"%s\"", __LINE__, #a, a_, b_); \
+	} while (0)
+#define CHECK_HAS(t, hay, needle) \
+	do { \
+		const char *h_ = (hay), *n_ = (needle); \
+		if (!strstr(h_, n_)) \
+			diag(t, "line %d: \"%s\" does not contain \"%s\"", __LINE__, h_, n_); \
+	} while (0)
+
+/* ---- fixtures ----------------------------------------------------------- */
+
+static void mkdirs(struct t *t, const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	sfmt(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			diag(t, "mkdir %s: %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		diag(t, "mkdir %s: %s", buf, strerror(errno));
+}
+
+/* Write root/rel (making its directories). */
+static void put(struct t *t, const char *rel, const char *content)
+{
+	char path[PATH_MAX * 2];
+	FILE *f;
+
+	sfmt(path, sizeof(path), "%s/%s", t->root, rel);
+	*strrchr(path, '/') = '\0';
+	mkdirs(t, path);
+	sfmt(path, sizeof(path), "%s/%s", t->root, rel);
+	f = fopen(path, "w");
+	if (!f) {
+		diag(t, "create %s: %s", path, strerror(errno));
+		return;
+	}
+	fputs(content, f);
+	fclose(f);
+}
+
+static void putf(struct t *t, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void putf(struct t *t, const char *rel, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put(t, rel, buf);
+}
+
+static void link_class(struct t *t, const char *name, const char *target)
+{
+	char path[PATH_MAX * 2], to[PATH_MAX];
+
+	sfmt(path, sizeof(path), "%s/class/block", t->root);
+	mkdirs(t, path);
+	sfmt(path, sizeof(path), "%s/class/block/%s", t->root, name);
+	sfmt(to, sizeof(to), "../../%s", target);
+	if (symlink(to, path) < 0)
+		diag(t, "symlink %s: %s", path, strerror(errno));
+}
+
+/* A whole disk of SECTORS 512-byte sectors; hints NULL: no attributes. */
+static void disk(struct t *t, const char *name, uint64_t sectors, const char *min,
+		 const char *max, const char *inc)
+{
+	char rel[PATH_MAX];
+
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s/size", name);
+	putf(t, rel, "%" PRIu64 "\n", sectors);
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s/queue/logical_block_size", name);
+	put(t, rel, "512\n");
+	if (min) {
+		sfmt(rel, sizeof(rel), "devices/virtual/block/%s/queue/min_growth_bytes", name);
+		putf(t, rel, "%s\n", min);
+		sfmt(rel, sizeof(rel), "devices/virtual/block/%s/queue/max_growth_bytes", name);
+		putf(t, rel, "%s\n", max);
+		sfmt(rel, sizeof(rel), "devices/virtual/block/%s/queue/growth_increment_bytes",
+			 name);
+		putf(t, rel, "%s\n", inc);
+	}
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s", name);
+	link_class(t, name, rel);
+}
+
+static void part(struct t *t, const char *disk_name, const char *name, uint64_t start,
+		 uint64_t sectors)
+{
+	char rel[PATH_MAX];
+
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s/%s/size", disk_name, name);
+	putf(t, rel, "%" PRIu64 "\n", sectors);
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s/%s/start", disk_name, name);
+	putf(t, rel, "%" PRIu64 "\n", start);
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s/%s/partition", disk_name, name);
+	put(t, rel, "1\n");
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s/%s", disk_name, name);
+	link_class(t, name, rel);
+}
+
+static void dev_attr(struct t *t, const char *name, const char *attr, const char *val)
+{
+	char rel[PATH_MAX];
+
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s/device/%s", name, attr);
+	put(t, rel, val);
+}
+
+static void hint_attr(struct t *t, const char *name, const char *attr, const char *val)
+{
+	char rel[PATH_MAX];
+
+	sfmt(rel, sizeof(rel), "devices/virtual/block/%s/queue/%s", name, attr);
+	put(t, rel, val);
+}
+
+/* A table file in the case's scratch directory; returns its path. */
+static const char *table(struct t *t, const char *file, const char *text)
+{
+	static char path[PATH_MAX * 2];
+	FILE *f;
+
+	sfmt(path, sizeof(path), "%s/%s", t->dir, file);
+	*strrchr(path, '/') = '\0';
+	mkdirs(t, path);
+	sfmt(path, sizeof(path), "%s/%s", t->dir, file);
+	f = fopen(path, "w");
+	if (!f) {
+		diag(t, "create %s: %s", path, strerror(errno));
+		return path;
+	}
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static struct gh_config cfg_of(struct t *t, const char *db_path, int builtin)
+{
+	struct gh_config c;
+
+	c.sysfs_root = t->root;
+	c.db_path = db_path;
+	c.builtin_db = builtin ? gh_builtin_db : NULL;
+	return c;
+}
+
+/* Probe that must succeed. */
+static int probe_ok(struct t *t, const struct gh_config *c, const char *dev, struct gh_hints *h)
+{
+	char err[GH_ERR_MAX];
+
+	if (gh_probe(c, dev, h, err, sizeof(err)) < 0) {
+		diag(t, "probe %s failed: %s", dev, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Probe that must fail with an error naming DEV and containing WHAT. */
+static void probe_err(struct t *t, const struct gh_config *c, const char *dev, const char *what)
+{
+	char err[GH_ERR_MAX] = "";
+	struct gh_hints h;
+
+	if (gh_probe(c, dev, &h, err, sizeof(err)) == 0) {
+		diag(t, "probe %s succeeded (source %s), expected an error with \"%s\"", dev,
+		     gh_source_name(h.source), what);
+		return;
+	}
+	if (strncmp(err, dev, strlen(dev)) || err[strlen(dev)] != ':')
+		diag(t, "error \"%s\" does not start with the device \"%s:\"", err, dev);
+	CHECK_HAS(t, err, what);
+	CHECK(t, !strchr(err, '\n'));
+}
+
+/* ---- probe cases -------------------------------------------------------- */
+
+static void t_disk_sysfs(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 1);
+	struct gh_hints h;
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	if (probe_ok(t, &c, "vda", &h))
+		return;
+	CHECK_STR(t, h.name, "vda");
+	CHECK_STR(t, h.disk, "vda");
+	CHECK(t, !h.partition);
+	CHECK_U64(t, h.size, 10 * GiB);
+	CHECK_U64(t, h.min, 0);
+	CHECK_U64(t, h.max, 10 * TiB);
+	CHECK_U64(t, h.increment, GiB);
+	CHECK(t, h.source == GH_SOURCE_SYSFS);
+	CHECK_HAS(t, h.origin, "queue");
+}
+
+static void t_disk_no_hints(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 1);
+	struct gh_hints h;
+
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	disk(t, "vdb", 10 * GiB / 512, "0", "0", "0");
+	if (probe_ok(t, &c, "vda", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+	CHECK_U64(t, h.max, 0);
+	CHECK_U64(t, h.size, 10 * GiB);
+	/* virtio-blk by name, no DMI: the key has an empty vendor */
+	CHECK_STR(t, h.match, "growth:virtio:dmi:sv");
+	if (probe_ok(t, &c, "vdb", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+	CHECK_HAS(t, h.origin, "no table record");
+}
+
+static void t_part_at_end(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 0);
+	struct gh_hints h;
+
+	/* 20 GiB disk may grow to 100 GiB; vda2 fills the disk from 1 GiB on. */
+	disk(t, "vda", 20 * GiB / 512, "0", "107374182400", "1073741824");
+	part(t, "vda", "vda1", 2048, GiB / 512 - 2048);
+	part(t, "vda", "vda2", GiB / 512, 19 * GiB / 512);
+	if (probe_ok(t, &c, "vda2", &h))
+		return;
+	CHECK(t, h.partition);
+	CHECK_STR(t, h.disk, "vda");
+	CHECK_U64(t, h.size, 19 * GiB);
+	CHECK_U64(t, h.start, GiB);
+	CHECK_U64(t, h.disk_size, 20 * GiB);
+	CHECK_U64(t, h.min, 19 * GiB);
+	CHECK_U64(t, h.max, 99 * GiB);
+	CHECK_U64(t, h.increment, GiB);
+	CHECK(t, h.source == GH_SOURCE_SYSFS);
+}
+
+static void t_part_not_at_end(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 0);
+	struct gh_hints h;
+
+	disk(t, "vda", 20 * GiB / 512, "0", "107374182400", "1073741824");
+	part(t, "vda", "vda1", 2048, GiB / 512 - 2048);
+	part(t, "vda", "vda2", GiB / 512, 10 * GiB / 512);
+	if (probe_ok(t, &c, "vda1", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+	CHECK_U64(t, h.max, 0);
+	CHECK_HAS(t, h.origin, "does not end at the end");
+	if (probe_ok(t, &c, "vda2", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+}
+
+static void t_table_scsi(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 1);
+	struct gh_hints h;
+
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "sda", "modalias", "scsi:t-0x00\n");
+	dev_attr(t, "sda", "vendor", "Google  \n");
+	dev_attr(t, "sda", "model", "PersistentDisk  \n");
+	disk(t, "sdb", 30 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "sdb", "vendor", "Msft    \n");
+	dev_attr(t, "sdb", "model", "Virtual Disk    \n");
+	if (probe_ok(t, &c, "sda", &h))
+		return;
+	CHECK_STR(t, h.match, "growth:scsi:vGoogle:mPersistentDisk");
+	CHECK(t, h.source == GH_SOURCE_TABLE);
+	CHECK_U64(t, h.min, 10 * GiB);
+	CHECK_U64(t, h.max, 64 * TiB);
+	CHECK_U64(t, h.increment, GiB);
+	CHECK_STR(t, h.origin, "built-in table");
+	if (probe_ok(t, &c, "sdb", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_TABLE);
+	CHECK_U64(t, h.max, 32767 * GiB);
+}
+
+static void t_table_nvme(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 1);
+	struct gh_hints h;
+
+	disk(t, "nvme1n1", 100 * GiB / 512, "0", "0", "0");
+	dev_attr(t, "nvme1n1", "model", "Amazon Elastic Block Store              \n");
+	disk(t, "nvme2n1", 100 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "nvme2n1", "model", "Amazon EC2 NVMe Instance Storage\n");
+	if (probe_ok(t, &c, "nvme1n1", &h))
+		return;
+	CHECK_STR(t, h.match, "growth:nvme:mAmazon Elastic Block Store");
+	CHECK(t, h.source == GH_SOURCE_TABLE);
+	CHECK_U64(t, h.min, GiB);
+	CHECK_U64(t, h.max, 16 * TiB);
+	CHECK_U64(t, h.increment, GiB);
+	if (probe_ok(t, &c, "nvme2n1", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+}
+
+static void t_table_virtio_dmi(struct t *t)
+{
+	const char *db;
+	struct gh_config c;
+	struct gh_hints h;
+
+	db = table(t, "site.hwdb",
+		   "# a site's record\n"
+		   "growth:virtio:dmi:svExample Cloud*\n"
+		   " GROWTH_MIN=1G\n GROWTH_MAX=2T\n GROWTH_INCREMENT=1G\n");
+	c = cfg_of(t, db, 1);
+	disk(t, "vda", 8 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "vda", "modalias", "virtio:d00000002v00001AF4\n");
+	dev_attr(t, "vda", "vendor", "0x1af4\n");
+	put(t, "class/dmi/id/sys_vendor", "Example Cloud Inc.\n");
+	/* and a partition of it that ends at the end of the disk */
+	part(t, "vda", "vda1", 2048, 8 * GiB / 512 - 2048);
+	if (probe_ok(t, &c, "vda", &h))
+		return;
+	CHECK_STR(t, h.match, "growth:virtio:dmi:svExample Cloud Inc.");
+	CHECK(t, h.source == GH_SOURCE_TABLE);
+	CHECK_U64(t, h.max, 2 * TiB);
+	CHECK_HAS(t, h.origin, "site.hwdb");
+	if (probe_ok(t, &c, "vda1", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_TABLE);
+	CHECK_U64(t, h.size, 8 * GiB - MiB);
+	CHECK_U64(t, h.max, 2 * TiB - MiB);
+	CHECK_U64(t, h.min, 8 * GiB - MiB);
+}
+
+static void t_table_order(struct t *t)
+{
+	const char *a;
+	char path[PATH_MAX * 3];
+	struct gh_config c;
+	struct gh_hints h;
+
+	/* a directory: files in name order, first match wins, over built-in */
+	table(t, "d/20-late.hwdb",
+	      "growth:scsi:vGoogle:m*\n GROWTH_MIN=1G\n GROWTH_MAX=3T\n GROWTH_INCREMENT=1G\n");
+	table(t, "d/10-early.hwdb",
+	      "growth:scsi:vGoogle:mPersistent*\n GROWTH_MIN=1G\n GROWTH_MAX=5T\n"
+	      " GROWTH_INCREMENT=1G\n");
+	table(t, "d/ignored.txt", "not a table\n");
+	a = table(t, "first.hwdb", "# nothing here\n");
+	sfmt(path, sizeof(path), "%s:%s/missing:%s/d", a, t->dir, t->dir);
+	c = cfg_of(t, path, 1);
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "sda", "vendor", "Google\n");
+	dev_attr(t, "sda", "model", "PersistentDisk\n");
+	if (probe_ok(t, &c, "sda", &h))
+		return;
+	CHECK_U64(t, h.max, 5 * TiB);
+	CHECK_HAS(t, h.origin, "10-early.hwdb");
+}
+
+static void t_table_too_small(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 1);
+	struct gh_hints h;
+
+	/* a 20 TiB EBS volume is past the table's 16 TiB: ignored, not an error */
+	disk(t, "nvme0n1", 20 * TiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "nvme0n1", "model", "Amazon Elastic Block Store\n");
+	if (probe_ok(t, &c, "nvme0n1", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+	CHECK_HAS(t, h.origin, "ignored");
+}
+
+static void t_builtin_table(struct t *t)
+{
+	static const char *const keys[] = {
+		"growth:nvme:mAmazon Elastic Block Store",
+		"growth:scsi:vGoogle:mPersistentDisk",
+		"growth:nvme:mnvme_card-pd",
+		"growth:scsi:vMsft:mVirtual Disk",
+		"growth:nvme:mMSFT NVMe Accelerator v1.0",
+	};
+	char err[GH_ERR_MAX];
+	uint64_t mn, mx, inc;
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		r = gh_db_match(gh_builtin_db, strlen(gh_builtin_db), "builtin", keys[i], &mn, &mx,
+				&inc, err, sizeof(err));
+		if (r != 1) {
+			diag(t, "%s: r=%d %s", keys[i], r, r < 0 ? err : "no match");
+			continue;
+		}
+		CHECK(t, inc == GiB && mn <= mx && mx >= 16 * TiB && mx % inc == 0);
+	}
+	r = gh_db_match(gh_builtin_db, strlen(gh_builtin_db), "builtin",
+			"growth:nvme:mAmazon EC2 NVMe Instance Storage", &mn, &mx, &inc, err,
+			sizeof(err));
+	CHECK(t, r == 0);
+	r = gh_db_match(gh_builtin_db, strlen(gh_builtin_db), "builtin",
+			"growth:virtio:dmi:svOpenStack Foundation", &mn, &mx, &inc, err,
+			sizeof(err));
+	CHECK(t, r == 0);
+}
+
+static void t_bad_table(struct t *t)
+{
+	static const struct {
+		const char *text, *what;
+	} cases[] = {
+		{ "growth:scsi:v*\n GROWTH_MIN 1G\n", "without '='" },
+		{ "growth:scsi:v*\n GROWTH_MIN=1X\n GROWTH_MAX=2T\n GROWTH_INCREMENT=1G\n", "bad size" },
+		{ "growth:scsi:v*\n GROWTH_MIN=-1\n GROWTH_MAX=2T\n GROWTH_INCREMENT=1G\n", "bad size" },
+		{ "scsi:v*\n GROWTH_MIN=1G\n", "does not start" },
+		{ "growth:scsi:v*\n GROWTH_MAX=2T\n", "needs GROWTH_MIN" },
+		{ "growth:scsi:v*\n GROWTH_MIN=3T\n GROWTH_MAX=2T\n GROWTH_INCREMENT=1G\n", "inconsistent" },
+		{ "growth:scsi:v*\n GROWTH_MIN=0\n GROWTH_MAX=2T\n GROWTH_INCREMENT=0\n", "inconsistent" },
+		{ "growth:scsi:v*\n GROWTH_MIN=1G\n GROWTH_MAX=2T\n GROWTH_INCREMENT=3G\n", "inconsistent" },
+		{ " GROWTH_MIN=1G\n", "outside a record" },
+		{ "growth:x\n GROWTH_MIN=1G\ngrowth:y\n", "missing blank line" },
+	};
+	struct gh_config c;
+	const char *db;
+	size_t i;
+
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "sda", "vendor", "ACME\n");
+	dev_attr(t, "sda", "model", "Disk\n");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		db = table(t, "bad.hwdb", cases[i].text);
+		c = cfg_of(t, db, 0);
+		probe_err(t, &c, "sda", cases[i].what);
+	}
+}
+
+static void t_missing_device(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 0);
+	char path[PATH_MAX * 2];
+
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	sfmt(path, sizeof(path), "%s/no-such-dev", t->dir);
+	probe_err(t, &c, path, "no such device");
+	probe_err(t, &c, "sdq", "no such block device");
+	probe_err(t, &c, "..", "not a block device name");
+}
+
+static void t_not_block(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 0);
+	const char *f;
+
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	f = table(t, "regular-file", "x\n");
+	probe_err(t, &c, f, "not a block device");
+	probe_err(t, &c, "/dev/null", "not a block device");
+}
+
+static void t_unreadable_sysfs(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 0);
+	char rel[PATH_MAX];
+
+	/* no class/block at all */
+	probe_err(t, &c, "vda", "cannot read sysfs");
+	/* an attribute that cannot be read (a directory where a file is) */
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	sfmt(rel, sizeof(rel), "devices/virtual/block/vda/queue/max_growth_bytes/x");
+	put(t, rel, "1\n");
+	probe_err(t, &c, "vda", "cannot read");
+	/* a size file missing */
+	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
+	sfmt(rel, sizeof(rel), "%s/devices/virtual/block/vdb/size", t->root);
+	unlink(rel);
+	probe_err(t, &c, "vdb", "missing");
+	/* class entry pointing nowhere */
+	link_class(t, "vdc", "devices/virtual/block/nothing");
+	probe_err(t, &c, "vdc", "no such block device");
+}
+
+static void t_garbage_sysfs(struct t *t)
+{
+	static const struct {
+		const char *attr, *val, *what;
+	} cases[] = {
+		{ "max_growth_bytes", "lots\n", "not a number" },
+		{ "max_growth_bytes", "", "not a number" },
+		{ "max_growth_bytes", "12 34\n", "not a number" },
+		{ "max_growth_bytes", "99999999999999999999999\n", "overflows" },
+		{ "max_growth_bytes", "18446744073709551616\n", "overflows" },
+		{ "min_growth_bytes", "-1073741824\n", "negative" },
+		{ "growth_increment_bytes", "0\n", "increment is 0" },
+		{ "growth_increment_bytes", "1000\n", "not a multiple of the 512-byte block" },
+		{ "growth_increment_bytes", "3221225472\n", "not multiples of increment" },
+		{ "min_growth_bytes", "21474836480\n", "min 21474836480 > disk size" },
+		{ "max_growth_bytes", "5368709120\n", "max 5368709120 < disk size" },
+	};
+	struct gh_config c = cfg_of(t, NULL, 0);
+	char rel[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		disk(t, "vda", 10 * GiB / 512, "1073741824", "107374182400", "1073741824");
+		hint_attr(t, "vda", cases[i].attr, cases[i].val);
+		probe_err(t, &c, "vda", cases[i].what);
+		sfmt(rel, sizeof(rel), "%s/class/block/vda", t->root);
+		unlink(rel);
+	}
+	/* min > max */
+	disk(t, "vdb", 10 * GiB / 512, "107374182400", "10737418240", "1073741824");
+	probe_err(t, &c, "vdb", "min 107374182400 > max");
+	/* one attribute of three */
+	disk(t, "vdc", 10 * GiB / 512, NULL, NULL, NULL);
+	hint_attr(t, "vdc", "max_growth_bytes", "107374182400\n");
+	probe_err(t, &c, "vdc", "min_growth_bytes is missing");
+	/* sizes */
+	disk(t, "vdd", 0, NULL, NULL, NULL);
+	probe_err(t, &c, "vdd", "size is 0");
+	disk(t, "vde", 1ULL << 60, NULL, NULL, NULL);
+	probe_err(t, &c, "vde", "overflow");
+	put(t, "devices/virtual/block/vdf/size", "ten\n");
+	link_class(t, "vdf", "devices/virtual/block/vdf");
+	probe_err(t, &c, "vdf", "not a number");
+	/* a partition past the end of its disk; a bad start */
+	disk(t, "vdg", 10 * GiB / 512, NULL, NULL, NULL);
+	part(t, "vdg", "vdg1", 2048, 10 * GiB / 512);
+	probe_err(t, &c, "vdg1", "ends past its disk");
+	part(t, "vdg", "vdg2", 0, 2048);
+	put(t, "devices/virtual/block/vdg/vdg2/start", "-5\n");
+	probe_err(t, &c, "vdg2", "negative");
+}
+
+static void t_sizes(struct t *t)
+{
+	static const struct {
+		const char *s;
+		uint64_t v;
+	} good[] = {
+		{ "0", 0 }, { "4096", 4096 }, { "10G", 10 * GiB }, { "10g", 10 * GiB },
+		{ "64T", 64 * TiB }, { "1P", 1ULL << 50 }, { "15E", 15ULL << 60 },
+		{ "512KiB", 512 * KiB }, { "3MB", 3 * MiB },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	static const char *const bad[] = {
+		"", "G", "1.5T", "-1", "10Q", "16E", "18446744073709551616", "1 G", "10GiBs",
+	};
+	char buf[32];
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (gh_parse_size(good[i].s, &v) < 0)
+			diag(t, "\"%s\" refused", good[i].s);
+		else
+			CHECK_U64(t, v, good[i].v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (gh_parse_size(bad[i], &v) == 0)
+			diag(t, "\"%s\" accepted as %" PRIu64, bad[i], v);
+	CHECK(t, gh_parse_u64("123\n", &v) == 0 && v == 123);
+	CHECK(t, gh_parse_u64("123\n\n", &v) < 0);
+	CHECK(t, gh_parse_u64("+1", &v) < 0);
+	gh_format_size(10 * GiB, buf, sizeof(buf));
+	CHECK_STR(t, buf, "10 GiB");
+	gh_format_size(1536 * MiB, buf, sizeof(buf));
+	CHECK_STR(t, buf, "1.5 GiB");
+	gh_format_size(100, buf, sizeof(buf));
+	CHECK_STR(t, buf, "100 B");
+}
+
+static void t_overrides(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 0);
+	struct gh_overrides o = { 0, 1, 0, 0, 10 * TiB, 0 };
+	char err[GH_ERR_MAX] = "";
+	struct gh_hints h;
+
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	if (probe_ok(t, &c, "vda", &h))
+		return;
+	CHECK(t, gh_apply_overrides(&h, &o, err, sizeof(err)) == 0);
+	CHECK(t, h.source == GH_SOURCE_OVERRIDE);
+	CHECK_U64(t, h.max, 10 * TiB);
+	o.max = 5 * GiB;
+	CHECK(t, gh_apply_overrides(&h, &o, err, sizeof(err)) < 0);
+	CHECK_HAS(t, err, "vda: --max 5368709120 is smaller than the device");
+	/* --increment alone on sysfs hints keeps their max */
+	disk(t, "vdb", 10 * GiB / 512, "0", "107374182400", "1073741824");
+	if (probe_ok(t, &c, "vdb", &h))
+		return;
+	o.has_max = 0;
+	o.has_increment = 1;
+	o.increment = 4 * GiB;
+	CHECK(t, gh_apply_overrides(&h, &o, err, sizeof(err)) == 0);
+	CHECK_U64(t, h.max, 100 * GiB);
+	CHECK_U64(t, h.increment, 4 * GiB);
+}
+
+/* ---- policy cases ------------------------------------------------------- */
+
+static void plan_args(struct t *t, const struct gh_plan *p, char *const *user, int nuser,
+		      char *out, size_t len)
+{
+	struct gh_argv a;
+	size_t n = 0;
+	int i;
+
+	out[0] = '\0';
+	if (gh_plan_args(p, user, nuser, &a) < 0) {
+		diag(t, "gh_plan_args failed");
+		return;
+	}
+	for (i = 0; i < a.argc && n < len; i++)
+		n += (size_t)sfmt(out + n, len - n, "%s%s", i ? " " : "", a.argv[i]);
+}
+
+static int plan(struct t *t, enum gh_fstype fs, uint64_t size, uint64_t max, struct gh_plan *p,
+		char *args, size_t len)
+{
+	char err[GH_ERR_MAX];
+
+	if (gh_plan_mkfs(fs, size, max, p, err, sizeof(err)) < 0) {
+		diag(t, "plan failed: %s", err);
+		return -1;
+	}
+	plan_args(t, p, NULL, 0, args, len);
+	return 0;
+}
+
+static void t_xfs_10g_10t(struct t *t)
+{
+	struct gh_plan p;
+	char a[512];
+
+	if (plan(t, GH_FS_XFS, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
+		return;
+	/* the first AG as large as the device allows: 10 GiB - 16 MiB */
+	CHECK_STR(t, a, "-d agsize=10224m -l size=320m,agnum=0");
+	CHECK_U64(t, p.agsize_blocks, 10224 * MiB / 4096);
+	CHECK_U64(t, p.agcount, 2);
+	CHECK_U64(t, p.agcount_final, 1026);
+	/* log: 2 GiB wanted at 10 TiB, capped at 1/32 of 10 GiB */
+	CHECK_U64(t, p.log_blocks * 4096, 320 * MiB);
+	CHECK(t, p.log_agnum == 0);
+	CHECK(t, p.grows);
+}
+
+static void t_ext4_10g_10t(struct t *t)
+{
+	struct gh_plan p;
+	char a[512];
+
+	if (plan(t, GH_FS_EXT4, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-T big -O meta_bg,^resize_inode,64bit -J size=320");
+	CHECK_STR(t, p.usage_type, "big");
+	CHECK_U64(t, p.inode_ratio, 32768);
+	CHECK(t, p.meta_bg && !p.resize_inode && p.bit64);
+	CHECK_U64(t, p.journal_blocks * 4096, 320 * MiB);
+	CHECK_U64(t, p.resize_blocks, 0);
+}
+
+static void t_no_growth(struct t *t)
+{
+	struct gh_plan p;
+	char a[512];
+
+	if (plan(t, GH_FS_XFS, 10 * GiB, 10 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "");
+	CHECK(t, !p.grows);
+	CHECK_U64(t, p.agcount, 4);
+	CHECK_U64(t, p.agsize_blocks, 655360);
+	CHECK_U64(t, p.log_blocks, 16384);
+	if (plan(t, GH_FS_EXT4, 10 * GiB, 10 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-O ^resize_inode");
+	CHECK_U64(t, p.journal_blocks, 16384);
+	CHECK_U64(t, p.inode_ratio, 16384);
+	CHECK_U64(t, p.reserved_gdt_blocks, 0);
+	/* a max below the size plans for the size */
+	if (plan(t, GH_FS_XFS, 10 * GiB, GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "");
+}
+
+static void t_1g_64t(struct t *t)
+{
+	struct gh_plan p;
+	char a[512];
+
+	if (plan(t, GH_FS_XFS, GiB, 64 * TiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-d agsize=1008m -l size=64m,agnum=0");
+	CHECK_U64(t, p.agcount, 2);
+	CHECK_U64(t, p.agcount_final, (64 * TiB + 1008 * MiB - 1) / (1008 * MiB));
+	/* 1/32 of 1 GiB is below mkfs.xfs's 64 MiB minimum: the minimum */
+	CHECK_U64(t, p.log_blocks, 16384);
+	if (plan(t, GH_FS_EXT4, GiB, 64 * TiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-T huge -O meta_bg,^resize_inode,64bit -J size=32");
+	CHECK_U64(t, p.inode_ratio, 65536);
+}
+
+static void t_ext4_resize_inode(struct t *t)
+{
+	struct gh_plan p;
+	char a[512];
+
+	/* 10 GiB -> 1 TiB fits the resize_inode reserve: 8192/64 - 2 = 126 */
+	if (plan(t, GH_FS_EXT4, 10 * GiB, TiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-E resize=268435456 -O 64bit -J size=320");
+	CHECK_U64(t, p.reserved_gdt_blocks, 126);
+	CHECK(t, p.resize_inode && !p.meta_bg);
+	/* 10 GiB -> 8 TiB + 16 GiB: 1026 descriptor blocks, 1024 reserved: the limit */
+	if (plan(t, GH_FS_EXT4, 10 * GiB, 8 * TiB + 16 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_U64(t, p.reserved_gdt_blocks, 1024);
+	CHECK(t, p.resize_inode);
+	if (plan(t, GH_FS_EXT4, 10 * GiB, 8 * TiB + 32 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK(t, p.meta_bg);
+	/* a small device that will be large: 4 KiB blocks, default type spelled out */
+	if (plan(t, GH_FS_EXT4, 256 * MiB, 100 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-b 4096 -I 256 -i 16384 -E resize=26214400 -O 64bit -J size=16");
+}
+
+static void t_xfs_sizes(struct t *t)
+{
+	struct gh_plan p;
+	char a[512];
+
+	/* growth to 2x: the final size's default AG (5 GiB) fits: no agnum */
+	if (plan(t, GH_FS_XFS, 10 * GiB, 20 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-d agsize=5g -l size=64m");
+	CHECK_U64(t, p.agcount, 2);
+	CHECK_U64(t, p.agcount_final, 4);
+	/* 100 GiB -> 10 TiB: the log reaches the format's 2 GiB - 10 MiB */
+	if (plan(t, GH_FS_XFS, 100 * GiB, 10 * TiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-d agsize=102384m -l size=2038m,agnum=0");
+	/* 4 TiB -> 40 TiB: AGs at their 1 TiB maximum */
+	if (plan(t, GH_FS_XFS, 4 * TiB, 40 * TiB, &p, a, sizeof(a)))
+		return;
+	CHECK_U64(t, p.agsize_blocks, (1ULL << 28) - 1);
+	CHECK_U64(t, p.agcount_final, 41);
+	CHECK(t, p.log_agnum == -1);
+	/* too small to plan */
+	if (plan(t, GH_FS_XFS, 64 * MiB, 10 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "");
+}
+
+static void t_huge(struct t *t)
+{
+	char err[GH_ERR_MAX];
+	struct gh_plan p;
+	char a[512];
+
+	if (plan(t, GH_FS_XFS, 10 * GiB, UINT64_MAX, &p, a, sizeof(a)))
+		return;
+	CHECK_U64(t, p.final, 1ULL << 63);
+	CHECK_HAS(t, p.reason, "capped");
+	CHECK_STR(t, a, "-d agsize=10224m -l size=320m,agnum=0");
+	CHECK_U64(t, p.agcount_final, (1ULL << 63) / (10224 * MiB) + 1);
+	if (plan(t, GH_FS_EXT4, 10 * GiB, UINT64_MAX, &p, a, sizeof(a)))
+		return;
+	CHECK_U64(t, p.final, 1ULL << 60);
+	CHECK_STR(t, a, "-T huge -O meta_bg,^resize_inode,64bit -J size=320");
+	CHECK(t, gh_plan_mkfs(GH_FS_EXT4, UINT64_MAX, UINT64_MAX, &p, err, sizeof(err)) < 0);
+	CHECK_HAS(t, err, "format limit");
+	CHECK(t, gh_plan_mkfs(GH_FS_XFS, 0, TiB, &p, err, sizeof(err)) < 0);
+	/* 20 TiB now, 1 PiB max: 64bit and meta_bg past 2^32 blocks */
+	if (plan(t, GH_FS_EXT4, 20 * TiB, 1ULL << 50, &p, a, sizeof(a)))
+		return;
+	CHECK(t, p.meta_bg && p.bit64);
+	CHECK_HAS(t, p.reason, "2^32 blocks");
+	CHECK_U64(t, p.journal_blocks, 262144);
+}
+
+static void t_user_args(struct t *t)
+{
+	char *u1[] = { "-d", "agcount=8", "-l", "size=1g", "-f" };
+	char *u2[] = { "-dagsize=1g", "-L", "root" };
+	char *u3[] = { "-l", "logdev=/dev/sdb" };
+	char *u4[] = { "-O", "^metadata_csum", "-T", "news" };
+	char *u5[] = { "-E", "resize=1000000000,lazy_itable_init=1" };
+	char *u6[] = { "-Fq", "-J", "device=/dev/sdb" };
+	char *u7[] = { "-O", "^has_journal,resize_inode" };
+	char *u8[] = { "-L" };
+	struct gh_argv av;
+	struct gh_plan p;
+	char a[512];
+
+	if (plan(t, GH_FS_XFS, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
+		return;
+	plan_args(t, &p, u1, 5, a, sizeof(a));
+	CHECK_STR(t, a, "-l agnum=0");
+	plan_args(t, &p, u2, 3, a, sizeof(a));
+	CHECK_STR(t, a, "-l size=320m,agnum=0");
+	plan_args(t, &p, u3, 2, a, sizeof(a));
+	CHECK_STR(t, a, "-d agsize=10224m");
+	CHECK(t, gh_plan_args(&p, u3, 2, &av) == 0 && av.dropped == 2);
+	CHECK(t, gh_plan_args(&p, u8, 1, &av) < 0);
+
+	if (plan(t, GH_FS_EXT4, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
+		return;
+	plan_args(t, &p, u4, 4, a, sizeof(a));
+	CHECK_STR(t, a, "-O meta_bg,^resize_inode,64bit -J size=320");
+	plan_args(t, &p, u5, 2, a, sizeof(a));
+	CHECK_STR(t, a, "-T big -O 64bit -J size=320");
+	plan_args(t, &p, u6, 3, a, sizeof(a));
+	CHECK_STR(t, a, "-T big -O meta_bg,^resize_inode,64bit");
+	plan_args(t, &p, u7, 2, a, sizeof(a));
+	CHECK_STR(t, a, "-T big -O 64bit");
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+/* Run the tool; stdout into out, return the exit status. */
+static int run_tool(struct t *t, const char *env, char *const *args, char *out, size_t len,
+		    char *errout, size_t errlen)
+{
+	char cmd[8192], path[PATH_MAX * 2];
+	size_t n = 0;
+	FILE *f;
+	int st, i;
+
+	sfmt(path, sizeof(path), "%s/stderr", t->dir);
+	n = (size_t)sfmt(cmd, sizeof(cmd), "%s '%s'", env ? env : "", tool);
+	for (i = 0; args[i]; i++)
+		n += (size_t)sfmt(cmd + n, sizeof(cmd) - n, " '%s'", args[i]);
+	sfmt(cmd + n, sizeof(cmd) - n, " 2>'%s'", path);
+	f = popen(cmd, "r");
+	if (!f) {
+		diag(t, "popen: %s", strerror(errno));
+		return -1;
+	}
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+	st = pclose(f);
+	f = fopen(path, "r");
+	errout[0] = '\0';
+	if (f) {
+		n = fread(errout, 1, errlen - 1, f);
+		errout[n] = '\0';
+		fclose(f);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void t_cli(struct t *t)
+{
+	char out[8192], err[4096], fake[PATH_MAX * 2], env[PATH_MAX * 3];
+	char *show[] = { "--sysfs-root", t->root, "show", "vda", "--json", NULL };
+	char *args[] = { "--sysfs-root", t->root, "mkfs-args", "-t", "xfs", "vda", "--json", NULL };
+	char *mkfs[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", "--", "-f",
+			 "-d", "agcount=4", NULL };
+	char *ovr[] = { "--sysfs-root", t->root, "--max", "1T", "mkfs-args", "-t", "ext4", "vdb",
+			NULL };
+	char *bad[] = { "--sysfs-root", t->root, "show", "vdz", NULL };
+	char *badmax[] = { "--max", "lots", "show", "vda", NULL };
+	FILE *f;
+	int rc;
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
+
+	rc = run_tool(t, NULL, show, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_HAS(t, out, "\"max\":10995116277760,\"increment\":1073741824,\"source\":\"sysfs\"");
+
+	rc = run_tool(t, NULL, args, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_HAS(t, out, "\"args\":[\"-d\",\"agsize=10224m\",\"-l\",\"size=320m,agnum=0\"]");
+	CHECK_HAS(t, out, "\"agcount\":2,\"agcount_at_max\":1026,\"logsize\":335544320");
+
+	/* mkfs with a stand-in mkfs.xfs that prints its arguments */
+	sfmt(fake, sizeof(fake), "%s/fake-mkfs", t->dir);
+	f = fopen(fake, "w");
+	if (f) {
+		fputs("#!/bin/sh\necho \"mkfs: $*\"\n", f);
+		fclose(f);
+		chmod(fake, 0755);
+	}
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	rc = run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_HAS(t, out, "growth-mkfs: vda: 10 GiB, max 10 TiB (sysfs): ");
+	CHECK_HAS(t, out, "mkfs: -l size=320m,agnum=0 -f -d agcount=4 /dev/vda\n");
+
+	rc = run_tool(t, NULL, ovr, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_STR(t, out, "-E resize=268435456 -O 64bit -J size=320\n");
+
+	rc = run_tool(t, NULL, bad, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 1);
+	CHECK_STR(t, out, "");
+	CHECK_HAS(t, err, "growth-mkfs: vdz: no such block device");
+	CHECK(t, strchr(err, '\n') == err + strlen(err) - 1);
+
+	rc = run_tool(t, NULL, badmax, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 2);
+	CHECK_HAS(t, err, "bad size");
+}
+
+/* ---- runner ------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	void (*fn)(struct t *t);
+} cases[] = {
+	{ "probe_disk_sysfs_hints", t_disk_sysfs },
+	{ "probe_disk_no_hints", t_disk_no_hints },
+	{ "probe_partition_at_disk_end", t_part_at_end },
+	{ "probe_partition_not_at_disk_end", t_part_not_at_end },
+	{ "table_scsi_vendor_model", t_table_scsi },
+	{ "table_nvme_model", t_table_nvme },
+	{ "table_virtio_dmi_vendor", t_table_virtio_dmi },
+	{ "table_search_order", t_table_order },
+	{ "table_max_below_size_ignored", t_table_too_small },
+	{ "table_builtin_records", t_builtin_table },
+	{ "table_bad_records", t_bad_table },
+	{ "error_missing_device", t_missing_device },
+	{ "error_not_block_device", t_not_block },
+	{ "error_unreadable_sysfs", t_unreadable_sysfs },
+	{ "error_garbage_sysfs", t_garbage_sysfs },
+	{ "parse_sizes", t_sizes },
+	{ "overrides", t_overrides },
+	{ "plan_xfs_10g_to_10t", t_xfs_10g_10t },
+	{ "plan_ext4_10g_to_10t", t_ext4_10g_10t },
+	{ "plan_max_equals_size", t_no_growth },
+	{ "plan_1g_to_64t", t_1g_64t },
+	{ "plan_ext4_resize_inode_limit", t_ext4_resize_inode },
+	{ "plan_xfs_sizes", t_xfs_sizes },
+	{ "plan_huge_values", t_huge },
+	{ "plan_user_options_win", t_user_args },
+	{ "cli_show_mkfs_args_mkfs", t_cli },
+};
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int main(int argc, char **argv)
+{
+	size_t n = sizeof(cases) / sizeof(cases[0]), i;
+	const char *tmp = getenv("TMPDIR");
+	char *slash;
+	int failed = 0;
+
+	(void)argc;
+	sfmt(tool, sizeof(tool), "%s", argv[0]);
+	slash = strrchr(tool, '/');
+	if (slash)
+		sfmt(slash, sizeof(tool) - (size_t)(slash - tool), "/../growth-mkfs");
+	else
+		sfmt(tool, sizeof(tool), "../growth-mkfs");
+	sfmt(base, sizeof(base), "%s/growth-hints-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(base)) {
+		printf("Bail out! cannot make a temporary directory: %s\n", strerror(errno));
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("KTAP version 1\n1..%zu\n", n);
+	for (i = 0; i < n; i++) {
+		struct t t;
+
+		memset(&t, 0, sizeof(t));
+		t.name = cases[i].name;
+		sfmt(t.dir, sizeof(t.dir), "%s/%zu", base, i + 1);
+		sfmt(t.root, sizeof(t.root), "%s/%zu/sys", base, i + 1);
+		mkdirs(&t, t.root);
+		cases[i].fn(&t);
+		printf("%sok %zu %s\n", t.failed ? "not " : "", i + 1, t.name);
+		failed += t.failed;
+	}
+	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	printf("# %zu passed, %d failed\n", n - (size_t)failed, failed);
+	return failed ? 1 : 0;
+}
