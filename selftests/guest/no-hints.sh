@@ -1,0 +1,22 @@
+#!/bin/sh
+# Disks without hints: all three attributes read 0; SCSI has no VPD page 0xBB.
+# gh.disks=SERIAL,...
+# shellcheck source=SCRIPTDIR/lib/gh.sh
+. /lib/gh/gh.sh
+for serial in $(gh_param disks | tr ',' ' '); do
+	if ! d=$(gh_disk "$serial"); then
+		t_fail "$serial present"
+		continue
+	fi
+	gh_check_hints "$serial" "$d" "0 0 0"
+	case "$d" in
+	sd*)
+		if sg_vpd --page=0x00 "/dev/$d" 2>/dev/null | grep -qi '0xbb'; then
+			t_fail "$serial VPD page 0xbb not listed"
+		else
+			t_ok "$serial VPD page 0xbb not listed"
+		fi
+		;;
+	esac
+done
+gh_done

@@ -1,0 +1,127 @@
+# shellcheck shell=bash
+# Host side of the scenarios (selftests/scenarios/*.sh).  Source it.
+#
+# A scenario is a bash script that defines scenario() and, for each "GH-WAIT TOKEN" its guest
+# test prints, on_wait_TOKEN (dashes become underscores); it ends with: h_main "$@".
+# It prints KTAP result lines without header and plan (selftests/run.sh nests them under
+# the scenario's top-level result) and exits 0 (pass), 1 (fail) or 4 (all skipped).
+#
+# Environment (set by selftests/run.sh, defaults for running a scenario alone):
+#   GH_KERNEL  guest kernel            GH_QEMU  QEMU binary
+#   GH_INITRD  initramfs               GH_WORK  this scenario's directory for logs and images
+
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+
+export GH_KERNEL="${GH_KERNEL:-$out/bzImage}"
+export GH_INITRD="${GH_INITRD:-$out/initramfs.cpio.gz}"
+export GH_QEMU="${GH_QEMU:-$out/qemu-system-x86_64}"
+export GH_WORK="${GH_WORK:-$top/build/results/scenarios/$(basename "$0" .sh)}"
+GH_SCENARIO=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+qmp_py="$top/selftests/lib/qmp.py"
+
+H_N=0 H_FAILED=0 H_PASSED=0 H_SKIPPED=0
+h_ok() { H_N=$((H_N + 1)); H_PASSED=$((H_PASSED + 1)); echo "ok $H_N $*"; }
+h_fail() { H_N=$((H_N + 1)); H_FAILED=$((H_FAILED + 1)); echo "not ok $H_N $*"; }
+h_skip() {
+	local n=$1
+	shift
+	H_N=$((H_N + 1)) H_SKIPPED=$((H_SKIPPED + 1))
+	echo "ok $H_N $n # SKIP $*"
+}
+h_diag() { echo "# $*"; }
+h_eq() {
+	if [ "$2" = "$3" ]; then
+		h_ok "$1"
+	else
+		h_diag "$1: got '$2', want '$3'"
+		h_fail "$1"
+	fi
+}
+
+# qmp COMMAND [ARGS-JSON]: on the VM whose QMP socket is $GH_QMP (set for on_wait_*).
+qmp() { python3 "$qmp_py" "${GH_QMP:?qmp: GH_QMP is not set}" "$@"; }
+qmp_at() { python3 "$qmp_py" "$@"; }
+
+# qemu_has_hints: $GH_QEMU has the growth properties on virtio-blk-pci and scsi-hd.
+qemu_has_hints() {
+	local q=$GH_QEMU
+	"$q" -device virtio-blk-pci,help 2>/dev/null | grep -q 'max-growth' &&
+		"$q" -device scsi-hd,help 2>/dev/null | grep -q 'max-growth'
+}
+# hint_props MIN MAX INC: the QEMU device properties for these values (bytes or 1G, 64T).
+hint_props() { echo "min-growth=$1,max-growth=$2,growth-increment=$3"; }
+
+# vm NAME [run-vm.sh OPTIONS...]: boot a guest for this scenario; console in
+# $GH_WORK/NAME/console.log; GH-WAIT lines go to this script's on_wait_* functions.
+# Leaves the guest's exit status in VM_STATUS and the console log path in VM_LOG.
+vm() {
+	local name=$1
+	shift
+	mkdir -p "$GH_WORK/$name"
+	VM_LOG="$GH_WORK/$name/console.log"
+	VM_STATUS=0
+	bash "$top/scripts/run-vm.sh" --kernel "$GH_KERNEL" --initrd "$GH_INITRD" --qemu "$GH_QEMU" \
+		--dir "$GH_WORK/$name" --quiet --timeout "${GH_TIMEOUT:-300}" \
+		--on-wait "bash $GH_SCENARIO on-wait" "$@" >/dev/null 2>"$GH_WORK/$name/run-vm.err" ||
+		VM_STATUS=$?
+	return 0
+}
+
+# vm_results PREFIX [LOG]: the guest's results from a console log, renumbered into this
+# scenario's list with PREFIX; then checks that the guest finished and that the kernel log is
+# free of warnings, bugs and sanitizer reports.
+vm_results() {
+	local prefix=${1:+$1 } log=${2:-$VM_LOG} line res
+	local -a lines
+	mapfile -t lines < <(tr -d '\r' < "$log" | sed -n 's/^GH| //p')
+	for line in "${lines[@]}"; do
+		case "$line" in
+		"ok "*" # SKIP "*)
+			res=${line#ok * }
+			h_skip "$prefix${res%% # SKIP *}" "${res#* # SKIP }"
+			;;
+		"ok "*) res=${line#ok * }; h_ok "$prefix$res" ;;
+		"not ok "*) res=${line#not ok * }; h_fail "$prefix$res" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done
+	if ! grep -q '^GH-EXIT ' "$log"; then
+		h_diag "${prefix}the guest did not finish (status $VM_STATUS); last console lines:"
+		tr -d '\r' < "$log" | grep -v '^GH-DMESG' | tail -n 15 | sed 's/^/#   /'
+		sed 's/^/#   /' "$(dirname "$log")/run-vm.err" 2>/dev/null | tail -n 5
+		h_fail "${prefix}guest finished"
+		return 0
+	fi
+	local bad
+	bad=$(tr -d '\r' < "$log" | grep -E 'WARNING:|BUG:|UBSAN|KASAN|Kernel panic|Oops' | head -n 5 || true)
+	if [ -n "$bad" ]; then
+		printf '%s\n' "$bad" | sed 's/^/# /'
+		h_fail "${prefix}kernel log clean"
+	fi
+	return 0
+}
+
+# h_done: the scenario's exit status.
+h_done() {
+	if [ "$H_FAILED" -gt 0 ]; then
+		exit 1
+	elif [ "$H_PASSED" -eq 0 ]; then
+		exit 4
+	fi
+	exit 0
+}
+
+# h_main "$@": run the scenario, or answer one GH-WAIT when called by run-vm.sh.
+h_main() {
+	if [ "${1:-}" = on-wait ]; then
+		local fn="on_wait_${2//-/_}"
+		declare -F "$fn" >/dev/null || { echo "no handler $fn in $GH_SCENARIO"; exit 1; }
+		shift 2
+		"$fn" "$@"
+		exit $?
+	fi
+	rm -rf "$GH_WORK"
+	mkdir -p "$GH_WORK"
+	scenario
+	h_done
+}

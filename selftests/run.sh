@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Run the growth hints scenarios, one guest (or two) per scenario, and print one KTAP
+# document: one top-level result per scenario, its checks nested below.
+#
+# selftests/run.sh [--list] [--kernel PATH] [--qemu PATH] [--verbose] [SCENARIO...]
+#   default: every scenario, in the order of --list.  Logs: build/results/scenarios/NAME/.
+#   --sanitize   use build/out/bzImage-sanitize (make kernel-sanitize) as the guest kernel
+#   --verbose    also print each scenario's results and guest console on stderr as it runs
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+here="$top/selftests"
+# Order matters only for reading; every scenario is independent.
+all=(hints no-hints runtime-change live-resize hostile compat migration)
+
+kernel=${GH_KERNEL:-$out/bzImage} qemu=${GH_QEMU:-$out/qemu-system-x86_64} verbose=0 list=0 names=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--list) list=1; shift ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--qemu) qemu=$2; shift 2 ;;
+	--sanitize) kernel="$out/bzImage-sanitize"; shift ;;
+	--verbose) verbose=1; shift ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option '$1' (see selftests/run.sh --help)" ;;
+	*) names+=("$1"); shift ;;
+	esac
+done
+if [ $list = 1 ]; then
+	for n in "${all[@]}"; do
+		printf '%-16s %s\n' "$n" "$(sed -n 's/^# Scenario: //p' "$here/scenarios/$n.sh" | head -n 1)"
+	done
+	exit 0
+fi
+[ ${#names[@]} -gt 0 ] || names=("${all[@]}")
+for n in "${names[@]}"; do
+	[ -f "$here/scenarios/$n.sh" ] || die "no scenario '$n' (selftests/run.sh --list)"
+done
+[ -r "$kernel" ] || die "no guest kernel $kernel: run 'make kernel' (or 'make kernel-sanitize')"
+[ -x "$qemu" ] || die "no QEMU $qemu: run 'make qemu'"
+[ -r "${GH_INITRD:-$out/initramfs.cpio.gz}" ] || die "no $out/initramfs.cpio.gz: run 'make initramfs'"
+export GH_KERNEL=$kernel GH_QEMU=$qemu GH_INITRD=${GH_INITRD:-$out/initramfs.cpio.gz}
+
+echo "KTAP version 1"
+echo "1..${#names[@]}"
+i=0 failed=0
+for n in "${names[@]}"; do
+	i=$((i + 1))
+	export GH_WORK="$top/build/results/scenarios/$n"
+	res=$(mktemp)
+	start=$SECONDS
+	rc=0
+	if [ $verbose = 1 ]; then
+		bash "$here/scenarios/$n.sh" 2> >(sed "s/^/[$n] /" >&2) | tee "$res" | sed "s/^/[$n] /" >&2 || rc=${PIPESTATUS[0]}
+	else
+		bash "$here/scenarios/$n.sh" > "$res" 2> "$res.err" || rc=$?
+	fi
+	total=$(grep -cE '^(not )?ok ' "$res" || true)
+	echo "    KTAP version 1"
+	echo "    # Subtest: $n"
+	echo "    1..$total"
+	sed 's/^/    /' "$res"
+	echo "    # $n: $((SECONDS - start)) s"
+	if [ $verbose = 0 ] && [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ -s "$res.err" ]; then
+		tail -n 10 "$res.err" | sed 's/^/    # /'
+	fi
+	if [ "$rc" = 0 ] && [ "$total" -gt 0 ]; then
+		echo "ok $i $n"
+	elif [ "$rc" = 4 ]; then
+		reason=$(sed -n 's/^ok [0-9]* .* # SKIP //p' "$res" | head -n 1)
+		echo "ok $i $n # SKIP ${reason:-no check could run}"
+	else
+		[ "$total" -gt 0 ] || echo "# $n: no results (exit status $rc)"
+		echo "not ok $i $n"
+		failed=1
+	fi
+	rm -f "$res" "$res.err"
+done
+exit $failed
