@@ -42,6 +42,15 @@ h_eq() {
 qmp() { python3 "$qmp_py" "${GH_QMP:?qmp: GH_QMP is not set}" "$@"; }
 qmp_at() { python3 "$qmp_py" "$@"; }
 
+# qom_set ID PROPERTY VALUE: qom-set on /machine/peripheral/ID; on failure prints why.
+qom_set() {
+	local err
+	err=$(qmp qom-set "{\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\", \"value\": $3}" 2>&1 >/dev/null) ||
+		{ echo "qom-set $1 $2=$3: $err"; return 1; }
+}
+# qom_get ID PROPERTY
+qom_get() { qmp qom-get "{\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\"}"; }
+
 # qemu_has_hints: $GH_QEMU has the growth properties on virtio-blk-pci and scsi-hd.
 qemu_has_hints() {
 	local q=$GH_QEMU
@@ -73,6 +82,7 @@ vm() {
 vm_results() {
 	local prefix=${1:+$1 } log=${2:-$VM_LOG} line res
 	local -a lines
+	[ -e "$log" ] || : > "$log"
 	mapfile -t lines < <(tr -d '\r' < "$log" | sed -n 's/^GH| //p')
 	for line in "${lines[@]}"; do
 		case "$line" in
@@ -87,8 +97,8 @@ vm_results() {
 	done
 	if ! grep -q '^GH-EXIT ' "$log"; then
 		h_diag "${prefix}the guest did not finish (status $VM_STATUS); last console lines:"
-		tr -d '\r' < "$log" | grep -v '^GH-DMESG' | tail -n 15 | sed 's/^/#   /'
-		sed 's/^/#   /' "$(dirname "$log")/run-vm.err" 2>/dev/null | tail -n 5
+		tr -d '\r' < "$log" | grep -v '^GH-DMESG' | tail -n 15 | sed 's/^/#   /' || true
+		tail -n 5 "$(dirname "$log")/run-vm.err" 2>/dev/null | sed 's/^/#   /' || true
 		h_fail "${prefix}guest finished"
 		return 0
 	fi

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
 # Scenario: virtio-blk and scsi-hd with hints: exact bytes in sysfs and VPD page 0xBB
 # Several value sets: max == capacity with no minimum, 64 TiB, 2^50 bytes, an increment that
 # is not a power of two (3G, 3M), and 4096-byte logical blocks.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
 # Scenario: virtio-blk and scsi-hd without hints: all three attributes read 0
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Hints changed at run time (QMP qom-set on the host): the guest sees the new values and a
+# KOBJ_CHANGE uevent with GROWTH_HINTS=1 on the disk.
+# gh.disks=SERIAL,...  gh.old=MIN:MAX:INC  gh.new=MIN:MAX:INC  (bytes)
+# shellcheck source=SCRIPTDIR/lib/gh.sh
+. /lib/gh/gh.sh
+old=$(gh_param old | tr ':' ' ')
+new=$(gh_param new | tr ':' ' ')
+disks=""
+for serial in $(gh_param disks | tr ',' ' '); do
+	if d=$(gh_disk "$serial"); then
+		disks="$disks $serial:$d"
+		gh_check_hints "$serial before" "$d" "$old"
+	else
+		t_fail "$serial present"
+	fi
+done
+
+# hints_are DISK "MIN MAX INC": a SCSI disk learns of the change with its next command.
+hints_are() {
+	case "$1" in sd*) sg_turs "/dev/$1" >/dev/null 2>&1 ;; esac
+	[ "$(gh_hints "$1")" = "$2" ]
+}
+
+# step NAME "MIN MAX INC": ask the host to set these values, check what the guest sees.
+step() {
+	gh_uevents_clear
+	if ! gh_wait "$1"; then
+		for sd in $disks; do
+			t_skip "${sd%%:*} $1" "host could not set the values: $GH_REPLY"
+		done
+		return 0
+	fi
+	for sd in $disks; do
+		serial=${sd%%:*} d=${sd#*:}
+		if ! gh_has_hints "$d"; then
+			t_skip "$serial $1" "kernel has no growth hint attributes"
+			continue
+		fi
+		gh_poll 300 hints_are "$d" "$2" || diag "$serial: hints still '$(gh_hints "$d")' after 30 s"
+		gh_check_hints "$serial $1" "$d" "$2"
+		if gh_poll 50 gh_uevent_seen "ACTION=change" "DEVNAME=$d " "GROWTH_HINTS=1"; then
+			t_ok "$serial $1 uevent GROWTH_HINTS=1"
+		else
+			diag "uevents: $(cat /run/uevents.log)"
+			t_fail "$serial $1 uevent GROWTH_HINTS=1"
+		fi
+	done
+}
+
+step change "$new"
+step clear "0 0 0"
+if gh_kernel_clean >/dev/null; then t_ok "kernel log clean"; else t_fail "kernel log clean"; fi
+gh_done

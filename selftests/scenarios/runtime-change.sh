@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
+# Scenario: hints changed at run time with qom-set: new values and a GROWTH_HINTS=1 uevent
+# Then all three are set to 0 (hints withdrawn): the attributes read 0 again.
+set -euo pipefail
+. "$(dirname "$0")/../lib/host.sh"
+
+ids=(vd0 sd0)
+
+# qom_set_all NAME=VALUE...: set the properties, in this order, on every disk.
+qom_set_all() {
+	local id p
+	for id in "${ids[@]}"; do
+		for p in "$@"; do
+			qom_set "$id" "${p%%=*}" "${p#*=}" || return 1
+		done
+	done
+}
+# Every intermediate state stays valid: max first, then min, then the increment.
+on_wait_change() { qom_set_all max-growth=$((32 << 40)) min-growth=$((2 << 30)) growth-increment=$((2 << 30)); }
+on_wait_clear() { qom_set_all min-growth=0 max-growth=0 growth-increment=0; }
+
+scenario() {
+	if ! qemu_has_hints; then
+		h_skip "runtime-change" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		return
+	fi
+	local props
+	props=$(hint_props 1G 16T 1G)
+	vm boot --test runtime-change \
+		--append "gh.disks=vd0,sd0 gh.old=$((1 << 30)):$((16 << 40)):$((1 << 30)) gh.new=$((2 << 30)):$((32 << 40)):$((2 << 30))" \
+		--disk "virtio:size=10G:props=$props" --disk "scsi:size=10G:props=$props"
+	vm_results ""
+}
+
+h_main "$@"
