@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Repository hygiene as KTAP: shellcheck, the patch series regenerate to the committed files
+# (make-tree + export on a fresh clone of HEAD, so nobody's work tree under build/ is
+# touched), checkpatch on both series, no download URLs in scripts.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cd "$top"
+tests=(shellcheck "kernel series regenerates" "qemu series regenerates" "kernel checkpatch --strict"
+	"qemu checkpatch" "no URLs in scripts")
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+n=0
+result() { # result STATUS NAME [SKIP-REASON]; the diagnostics come before it
+	n=$((n + 1))
+	case "$1" in
+	0) echo "ok $n $2" ;;
+	skip) echo "ok $n $2 # SKIP $3" ;;
+	*) echo "not ok $n $2" ;;
+	esac
+}
+diag() { sed 's/^/# /'; }
+
+# 1. shellcheck: every shell script of the project (guest scripts are busybox sh).
+mapfile -t files < <(git ls-files -- 'scripts/*.sh' 'selftests/*.sh' 'selftests/**/*.sh' .ci/run \
+	selftests/guest/lib/init selftests/guest/lib/uevent)
+rc=0
+shellcheck "${files[@]}" > "$top/build/shellcheck.log" 2>&1 || rc=$?
+head -n 40 "$top/build/shellcheck.log" | diag
+result $rc shellcheck
+
+# 2-3. Regenerate each series from its base on a fresh clone of HEAD and export it again:
+# nothing may change.  The clone also provides the trees for checkpatch.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gh-hygiene.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+git clone -q --shared "$top" "$tmp/repo"
+for what in kernel qemu; do
+	log="$tmp/$what.log"
+	if (cd "$tmp/repo" && bash scripts/make-tree.sh "$what" && bash scripts/export-series.sh "$what") >"$log" 2>&1 &&
+		git -C "$tmp/repo" diff --exit-code --stat -- "$what/" >>"$log" 2>&1 &&
+		[ -z "$(git -C "$tmp/repo" status --porcelain -- "$what/")" ]; then
+		result 0 "$what series regenerates"
+	else
+		tail -n 20 "$log" | diag
+		git -C "$tmp/repo" status --porcelain -- "$what/" | diag
+		result 1 "$what series regenerates"
+	fi
+done
+
+# 4-5. checkpatch of each series with the tree's own script.
+checkpatch() { # checkpatch WHAT NAME OPTIONS...
+	local what=$1 name=$2 tree="$tmp/repo/build/$1" p
+	shift 2
+	local patches=()
+	while read -r p; do
+		case "$p" in "" | \#*) continue ;; esac
+		patches+=("$top/$what/patches/$p")
+	done < <(cat "$top/$what/series" 2>/dev/null || true)
+	if [ ${#patches[@]} -eq 0 ]; then
+		result skip "$name" "the $what series has no patches"
+	elif [ ! -x "$tree/scripts/checkpatch.pl" ]; then
+		result 1 "$name"
+		echo "no $tree/scripts/checkpatch.pl (the tree could not be made)" | diag
+	else
+		local rc=0
+		(cd "$tree" && ./scripts/checkpatch.pl "$@" "${patches[@]}") >"$tmp/checkpatch-$what.log" 2>&1 || rc=$?
+		{ grep -E 'ERROR|WARNING|CHECK|total:' "$tmp/checkpatch-$what.log" || true; } | head -n 40 | diag
+		result $rc "$name"
+	fi
+}
+checkpatch kernel "kernel checkpatch --strict" --strict --terse --no-summary --show-types
+checkpatch qemu "qemu checkpatch"
+
+# 6. Bases come from apt by package name: no download URLs in scripts, Makefile, CI.
+urls=$(git grep -nE 'https?://' -- scripts Makefile .ci 2>/dev/null || true)
+if [ -n "$urls" ]; then
+	echo "$urls" | diag
+	result 1 "no URLs in scripts"
+else
+	result 0 "no URLs in scripts"
+fi

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# make check: build what the tests need, run every suite, count the top-level KTAP results.
+# check.sh [--sanitize] [--no-build] [SUITE...]
+#   --sanitize  the sanitizer variant (make check-sanitize): KUnit and the hostile and
+#               runtime-change scenarios on build/out/bzImage-sanitize
+#   --no-build  use the artifacts in build/out as they are
+# Each suite's KTAP goes to build/results/<suite>.tap (its stderr to <suite>.log).
+# Last line: "N passed, N failed, N skipped"; the exit status is non-zero on any failure.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+sanitize=0 build=1 only=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--sanitize) sanitize=1; shift ;;
+	--no-build) build=0; shift ;;
+	-*) die "unknown option '$1' (usage: check.sh [--sanitize] [--no-build] [SUITE...])" ;;
+	*) only+=("$1"); shift ;;
+	esac
+done
+
+# suite name | script that must exist | command
+suites=(
+	"hygiene|scripts/check-hygiene.sh|bash scripts/check-hygiene.sh"
+	"docs|scripts/check-docs.sh|bash scripts/check-docs.sh"
+	"tools|tools/Makefile|make -s -C tools check"
+	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
+	"kunit|selftests/kunit.sh|bash selftests/kunit.sh"
+	"scenarios|selftests/run.sh|bash selftests/run.sh"
+)
+if [ $sanitize = 1 ]; then
+	suites=(
+		"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
+		"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change"
+	)
+fi
+# Suites whose producers are still being written: a missing script is a skip, not a failure.
+# The lead empties this list when every suite exists.
+pending=(qtest)
+
+results="$top/build/results"
+mkdir -p "$results"
+cd "$top"
+start=$SECONDS
+
+step() { # step DESCRIPTION COMMAND...: a build step; its output goes to build/results/build.log
+	info "$1"
+	"${@:2}" >>"$results/build.log" 2>&1 || { tail -n 30 "$results/build.log" >&2; die "$1 failed; see $results/build.log"; }
+}
+if [ $build = 1 ]; then
+	: > "$results/build.log"
+	if [ $sanitize = 1 ]; then
+		step "building the sanitizer kernel" make -s kernel-sanitize
+	else
+		step "building the kernel" make -s kernel
+	fi
+	step "building QEMU" make -s qemu
+	step "building the tools" make -s tools
+	if [ -f scripts/build-selftest.sh ]; then
+		step "building the kselftest" bash scripts/build-selftest.sh
+	fi
+	step "building the initramfs" make -s initramfs
+	info "builds done in $((SECONDS - start)) s"
+fi
+
+passed=0 failed=0 skipped=0
+for s in "${suites[@]}"; do
+	IFS='|' read -r name script cmd <<< "$s"
+	if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $name "* ]]; then
+		continue
+	fi
+	tap="$results/$name.tap"
+	t0=$SECONDS
+	if [ ! -e "$script" ]; then
+		if [[ " ${pending[*]} " == *" $name "* ]]; then
+			printf 'KTAP version 1\n1..1\nok 1 %s # SKIP %s is not written yet\n' "$name" "$script" > "$tap"
+		else
+			printf 'KTAP version 1\n1..1\nnot ok 1 %s: %s is missing\n' "$name" "$script" > "$tap"
+		fi
+		rc=0
+	else
+		rc=0
+		read -r -a argv <<< "$cmd"
+		"${argv[@]}" > "$tap" 2> "$results/$name.log" || rc=$?
+	fi
+	p=$(grep -E '^ok [0-9]+' "$tap" | grep -cv '# SKIP' || true)
+	k=$(grep -E '^ok [0-9]+' "$tap" | grep -c '# SKIP' || true)
+	f=$(grep -cE '^not ok [0-9]+' "$tap" || true)
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		# A suite that fails without saying which test failed counts as one failure.
+		echo "not ok $((p + k + 1)) $name exited with status $rc (see $results/$name.log)" >> "$tap"
+		f=1
+	elif [ $((p + k + f)) = 0 ]; then
+		echo "not ok 1 $name printed no KTAP result (see $results/$name.log)" >> "$tap"
+		f=1
+	fi
+	printf '%-20s %d passed, %d failed, %d skipped (%d s)\n' "$name:" "$p" "$f" "$k" $((SECONDS - t0))
+	grep -E '^not ok [0-9]+' "$tap" | sed 's/^/    /' || true
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
+done
+info "total time $((SECONDS - start)) s; KTAP in $results/"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

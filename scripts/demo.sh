@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# make demo: build everything, boot a guest with a 10 GiB virtio-blk disk and a 10 GiB
+# scsi-hd disk (both with growth hints when QEMU has them), show what the guest sees, grow
+# the virtio disk live from the host (QMP block_resize to 12G) and show the guest notice it.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# Called back by run-vm.sh when the guest asks the host to act.
+if [ "${1:-}" = on-wait ]; then
+	case "$2" in
+	grow)
+		info "host: QMP block_resize drv-vd0 12G"
+		python3 "$top/selftests/lib/qmp.py" "$GH_QMP" block_resize \
+			'{"device": "drv-vd0", "size": 12884901888}' >/dev/null
+		;;
+	*) exit 1 ;;
+	esac
+	exit 0
+fi
+
+if [ "${GH_DEMO_NO_BUILD:-0}" != 1 ]; then
+	info "building kernel, QEMU and initramfs (incremental)"
+	make -s -C "$top" kernel qemu initramfs >&2 || die "build failed; see the messages above"
+fi
+qemu="$out/qemu-system-x86_64"
+props=""
+if "$qemu" -device virtio-blk-pci,help 2>/dev/null | grep -q max-growth; then
+	props=":props=min-growth=1G,max-growth=16T,growth-increment=1G"
+	info "QEMU has the growth hint properties: both disks get min-growth=1G,max-growth=16T,growth-increment=1G"
+else
+	warn "$qemu has no growth hint properties yet: the disks are plain"
+fi
+info "booting the guest (TCG); the host grows vd0 when the guest is ready"
+bash "$top/scripts/run-vm.sh" --test demo --on-wait "bash $0 on-wait" \
+	--disk "virtio:size=10G$props" --disk "scsi:size=10G$props" |
+	sed -un '/^GH| GH-WAIT/d; s/^GH| //p'
