@@ -178,7 +178,7 @@ while IFS= read -r line; do
 		;;
 	"GH-EXIT "*) status=${line#GH-EXIT } ;;
 	esac
-done < <(tail -n +1 -F --pid="$qpid" "$log" 2>/dev/null)
+done < <(tail -s 0.2 -n +1 -F --pid="$qpid" "$log" 2>/dev/null)
 
 qrc=0
 wait "$qpid" || qrc=$?

@@ -133,5 +133,7 @@ h_main() {
 	rm -rf "$GH_WORK"
 	mkdir -p "$GH_WORK"
 	scenario
+	# Disk images are sparse but still hold what the guest wrote.
+	find "$GH_WORK" -name '*.img' -delete
 	h_done
 }

@@ -44,7 +44,7 @@ scenario() {
 		read -r -a p <<< "$params"
 		vm "scsi_debug-$name" --test hostile \
 			--append "scsi_debug.dev_size_mb=8 $(printf 'scsi_debug.%s ' "${p[@]}")gh.dev=scsi_debug gh.expect=$expect gh.lines=$lines"
-		vm_results "scsi_debug $name"
+		vm_results "$name"
 	done
 
 	if ! qemu_has_hints; then
