@@ -531,6 +531,30 @@ for o in "${topts[@]}"; do
 	else fail "$name" "${guide#"$top"/} names $o but no tools/*.c source has it"; fi
 done
 
+# --- 7. make check: the suites and scenarios the user guide lists -------------------
+# shellcheck disable=SC2016 # backquotes are Markdown, not shell
+mapfile -t dsuites < <(awk '/^\| Suite \| Command/, /^$/' "$guide" | sed -nE 's/^\| `([a-z-]+)` \|.*/\1/p' | sort -u)
+# The suites of scripts/check.sh ("name|script|command") whose script exists.
+mapfile -t csuites < <(sed -nE 's/^[[:space:]]*"([a-z-]+)\|([^|]*)\|.*"$/\1 \2/p' "$top/scripts/check.sh" 2>/dev/null |
+	while read -r n sc; do
+		case "$n" in *-sanitize) continue ;; esac
+		if [ -e "$top/$sc" ]; then echo "$n"; fi
+	done | sort -u)
+if [ ${#csuites[@]} -eq 0 ]; then
+	skip make_check_suites_documented "scripts/check.sh not yet present"
+else
+	expect make_check_suites_documented "${dsuites[*]}" "${csuites[*]}" \
+		"suite table in ${guide#"$top"/} vs the suites of scripts/check.sh that exist"
+fi
+# shellcheck disable=SC2016
+mapfile -t dscen < <(awk '/^\| Scenario \| What/, /^$/' "$guide" | sed -nE 's/^\| `([a-z-]+)` \|.*/\1/p' | sort -u)
+mapfile -t sscen < <(find "$top/selftests/scenarios" -maxdepth 1 -name '*.sh' -printf '%f\n' 2>/dev/null | sed 's/\.sh$//' | sort -u)
+if [ ${#sscen[@]} -eq 0 ]; then
+	skip scenarios_documented "selftests/scenarios not yet present"
+else
+	expect scenarios_documented "${dscen[*]}" "${sscen[*]}" "scenario table in ${guide#"$top"/} vs selftests/scenarios/*.sh"
+fi
+
 # --- Report ---------------------------------------------------------------------
 echo "KTAP version 1"
 echo "1..${#results[@]}"
