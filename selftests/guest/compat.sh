@@ -5,7 +5,7 @@
 # shellcheck source=SCRIPTDIR/lib/gh.sh
 . /lib/gh/gh.sh
 expect=$(gh_param expect | tr ':' ' ')
-dd if=/dev/urandom of=/tmp/pattern bs=1M count=4 2>/dev/null
+dd if=/dev/urandom of=/tmp/pattern bs=1M count=1 2>/dev/null
 want=$(sha256sum < /tmp/pattern | cut -d' ' -f1)
 for serial in $(gh_param disks | tr ',' ' '); do
 	if ! d=$(gh_disk "$serial"); then
@@ -16,7 +16,7 @@ for serial in $(gh_param disks | tr ',' ' '); do
 	dd if=/tmp/pattern of="/dev/$d" bs=1M seek=1024 conv=fsync 2>/dev/null
 	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
 	t_eq "$serial data reads back" \
-		"$(dd if="/dev/$d" bs=1M skip=1024 count=4 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" "$want"
+		"$(dd if="/dev/$d" bs=1M skip=1024 count=1 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" "$want"
 	if [ -n "$expect" ]; then
 		gh_check_hints "$serial" "$d" "$expect"
 	elif gh_has_hints "$d"; then

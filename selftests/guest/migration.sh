@@ -9,7 +9,7 @@ old=$(gh_param old | tr ':' ' ')
 new=$(gh_param new | tr ':' ' ')
 grow=$(gh_param grow)
 disks=""
-dd if=/dev/urandom of=/tmp/pattern bs=1M count=4 2>/dev/null
+dd if=/dev/urandom of=/tmp/pattern bs=1M count=1 2>/dev/null
 want=$(sha256sum < /tmp/pattern | cut -d' ' -f1)
 for serial in $(gh_param disks | tr ',' ' '); do
 	if ! d=$(gh_disk "$serial"); then
@@ -44,7 +44,7 @@ t_ok "migrated"
 for sd in $disks; do
 	serial=${sd%%:*} d=${sd#*:}
 	t_eq "$serial data intact after migration" \
-		"$(dd if="/dev/$d" bs=1M skip=512 count=4 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" "$want"
+		"$(dd if="/dev/$d" bs=1M skip=512 count=1 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" "$want"
 done
 if gh_wait grow "$grow"; then
 	for sd in $disks; do
