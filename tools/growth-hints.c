@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "growth-hints.h"
+#include "growth-internal.h"
 
 #define SECTOR 512ULL
 
@@ -37,10 +38,7 @@ const char *gh_source_name(enum gh_source src)
 	return "none";
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int gh__fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -52,11 +50,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* snprintf that says whether the result was cut: 0 or -1. */
-static int fmt(char *buf, size_t len, const char *f, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fmt(char *buf, size_t len, const char *f, ...)
+int gh__fmt(char *buf, size_t len, const char *f, ...)
 {
 	va_list ap;
 	int n;
@@ -67,23 +61,37 @@ static int fmt(char *buf, size_t len, const char *f, ...)
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
+#define fail gh__fail
+#define fmt gh__fmt
+
+/* Decimal digits at *p into *v; -1 on none or overflow. */
+static int parse_digits(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (*v > (UINT64_MAX - d) / 10)
+			return -1;
+		*v = *v * 10 + d;
+	}
+	*p = s;
+	return 0;
+}
+
 int gh_parse_u64(const char *s, uint64_t *out)
 {
-	uint64_t v = 0;
-	const char *p = s;
+	uint64_t v;
 
-	if (!isdigit((unsigned char)*p))
+	if (parse_digits(&s, &v) < 0)
 		return -1;
-	for (; isdigit((unsigned char)*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	if (*p == '\n')
-		p++;
-	if (*p)
+	if (*s == '\n')
+		s++;
+	if (*s)
 		return -1;
 	*out = v;
 	return 0;
@@ -92,19 +100,12 @@ int gh_parse_u64(const char *s, uint64_t *out)
 int gh_parse_size(const char *s, uint64_t *out)
 {
 	static const char units[] = "KMGTPE";
-	uint64_t v = 0;
 	const char *p = s, *u;
 	unsigned shift = 0;
+	uint64_t v;
 
-	if (!isdigit((unsigned char)*p))
+	if (parse_digits(&p, &v) < 0)
 		return -1;
-	for (; isdigit((unsigned char)*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
 	if (*p) {
 		u = strchr(units, toupper((unsigned char)*p));
 		if (!u)

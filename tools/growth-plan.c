@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "growth-hints.h"
+#include "growth-internal.h"
 
 #define KiB (1ULL << 10)
 #define MiB (1ULL << 20)
@@ -38,20 +39,7 @@
 #define EXT4_MAX_BYTES		(1ULL << 60)		/* 1 EiB with 64bit, 4 KiB */
 #define EXT4_32BIT_BLOCKS	(1ULL << 32)
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#define fail gh__fail
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "growth-hints.h"
+#include "growth-internal.h"
 
 #define KiB (1ULL << 10)
 #define MiB (1ULL << 20)
@@ -31,22 +32,9 @@ struct t {
 };
 
 static char base[PATH_MAX];
-
-/* snprintf through a function: paths here are short, cutting is checked by
- * the cases' results. */
-static int sfmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
-
-static int sfmt(char *buf, size_t len, const char *f, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, f);
-	n = vsnprintf(buf, len, f, ap);
-	va_end(ap);
-	return n;
-}
 static char tool[PATH_MAX];
+
+#define sfmt gh__fmt
 
 static void diag(struct t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -102,16 +90,16 @@ static void mkdirs(struct t *t, const char *path)
 		diag(t, "mkdir %s: %s", buf, strerror(errno));
 }
 
-/* Write root/rel (making its directories). */
-static void put(struct t *t, const char *rel, const char *content)
+/* Write dir/rel (making its directories); the path in path. */
+static void write_under(struct t *t, const char *dir, const char *rel, const char *content,
+			char *path, size_t len)
 {
-	char path[PATH_MAX * 2];
 	FILE *f;
 
-	sfmt(path, sizeof(path), "%s/%s", t->root, rel);
+	sfmt(path, len, "%s/%s", dir, rel);
 	*strrchr(path, '/') = '\0';
 	mkdirs(t, path);
-	sfmt(path, sizeof(path), "%s/%s", t->root, rel);
+	sfmt(path, len, "%s/%s", dir, rel);
 	f = fopen(path, "w");
 	if (!f) {
 		diag(t, "create %s: %s", path, strerror(errno));
@@ -119,6 +107,14 @@ static void put(struct t *t, const char *rel, const char *content)
 	}
 	fputs(content, f);
 	fclose(f);
+}
+
+/* Write root/rel. */
+static void put(struct t *t, const char *rel, const char *content)
+{
+	char path[PATH_MAX * 2];
+
+	write_under(t, t->root, rel, content, path, sizeof(path));
 }
 
 static void putf(struct t *t, const char *rel, const char *fmt, ...)
@@ -205,19 +201,8 @@ static void hint_attr(struct t *t, const char *name, const char *attr, const cha
 static const char *table(struct t *t, const char *file, const char *text)
 {
 	static char path[PATH_MAX * 2];
-	FILE *f;
 
-	sfmt(path, sizeof(path), "%s/%s", t->dir, file);
-	*strrchr(path, '/') = '\0';
-	mkdirs(t, path);
-	sfmt(path, sizeof(path), "%s/%s", t->dir, file);
-	f = fopen(path, "w");
-	if (!f) {
-		diag(t, "create %s: %s", path, strerror(errno));
-		return path;
-	}
-	fputs(text, f);
-	fclose(f);
+	write_under(t, t->dir, file, text, path, sizeof(path));
 	return path;
 }
 
@@ -301,15 +286,20 @@ static void t_disk_no_hints(struct t *t)
 	CHECK_HAS(t, h.origin, "no table record");
 }
 
+/* 20 GiB disk that may grow to 100 GiB: vda1 [1 MiB, 1 GiB), vda2 from 1 GiB on. */
+static void two_parts(struct t *t, uint64_t vda2_sectors)
+{
+	disk(t, "vda", 20 * GiB / 512, "0", "107374182400", "1073741824");
+	part(t, "vda", "vda1", 2048, GiB / 512 - 2048);
+	part(t, "vda", "vda2", GiB / 512, vda2_sectors);
+}
+
 static void t_part_at_end(struct t *t)
 {
 	struct gh_config c = cfg_of(t, NULL, 0);
 	struct gh_hints h;
 
-	/* 20 GiB disk may grow to 100 GiB; vda2 fills the disk from 1 GiB on. */
-	disk(t, "vda", 20 * GiB / 512, "0", "107374182400", "1073741824");
-	part(t, "vda", "vda1", 2048, GiB / 512 - 2048);
-	part(t, "vda", "vda2", GiB / 512, 19 * GiB / 512);
+	two_parts(t, 19 * GiB / 512);
 	if (probe_ok(t, &c, "vda2", &h))
 		return;
 	CHECK(t, h.partition);
@@ -328,9 +318,7 @@ static void t_part_not_at_end(struct t *t)
 	struct gh_config c = cfg_of(t, NULL, 0);
 	struct gh_hints h;
 
-	disk(t, "vda", 20 * GiB / 512, "0", "107374182400", "1073741824");
-	part(t, "vda", "vda1", 2048, GiB / 512 - 2048);
-	part(t, "vda", "vda2", GiB / 512, 10 * GiB / 512);
+	two_parts(t, 10 * GiB / 512);
 	if (probe_ok(t, &c, "vda1", &h))
 		return;
 	CHECK(t, h.source == GH_SOURCE_NONE);
@@ -699,8 +687,10 @@ static void plan_args(struct t *t, const struct gh_plan *p, char *const *user, i
 		diag(t, "gh_plan_args failed");
 		return;
 	}
-	for (i = 0; i < a.argc && n < len; i++)
-		n += (size_t)sfmt(out + n, len - n, "%s%s", i ? " " : "", a.argv[i]);
+	for (i = 0; i < a.argc && n < len; i++) {
+		sfmt(out + n, len - n, "%s%s", i ? " " : "", a.argv[i]);
+		n = strlen(out);
+	}
 }
 
 static int plan(struct t *t, enum gh_fstype fs, uint64_t size, uint64_t max, struct gh_plan *p,
@@ -919,9 +909,10 @@ static int run_tool(struct t *t, const char *env, char *const *args, char *out, 
 	int st, i;
 
 	sfmt(path, sizeof(path), "%s/stderr", t->dir);
-	n = (size_t)sfmt(cmd, sizeof(cmd), "%s '%s'", env ? env : "", tool);
+	sfmt(cmd, sizeof(cmd), "%s '%s'", env ? env : "", tool);
 	for (i = 0; args[i]; i++)
-		n += (size_t)sfmt(cmd + n, sizeof(cmd) - n, " '%s'", args[i]);
+		sfmt(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " '%s'", args[i]);
+	n = strlen(cmd);
 	sfmt(cmd + n, sizeof(cmd) - n, " 2>'%s'", path);
 	f = popen(cmd, "r");
 	if (!f) {
