@@ -82,47 +82,53 @@ added() {
 		file != "" && file ~ re && /^\+/ { print substr($0, 2) }' "$@"
 }
 
-# The uapi header as patched by the kernel series.  The base copy comes from the tree
-# (build/kernel, tag gh-base), else from make-tree.sh's cached base repository, else
-# from the system's headers (usable only if they match the base closely enough).
-patched_uapi() {
-	local dir="$tmp/uapi" p repo deb copy base="" bases=()
-	for repo in "$top/build/kernel" "$GH_CACHE"/git/linux-source-*; do
-		if git -C "$repo" cat-file -e "gh-base:$uapi" 2>/dev/null; then
+# patched_header WHAT PATH PATCH...: PATH as the series WHAT (kernel|qemu) leaves it,
+# printed as a file name.  The base copy comes from the tree (build/WHAT, tag gh-base),
+# else make-tree.sh's cached base repository, else (kernel only) the base package that
+# fetch-base.sh downloaded, else the system's header (usable only if the series applies
+# to it).  On failure the reason is in $tmp/WHAT.err.
+patched_header() {
+	local what=$1 path=$2 dir="$tmp/$1-hdr" p repo deb copy base bases=()
+	shift 2
+	for repo in "$top/build/$what" "$GH_CACHE"/git/*; do
+		case "$what:${repo##*/}" in kernel:qemu_* | qemu:linux-source-*) continue ;; esac
+		if git -C "$repo" cat-file -e "gh-base:$path" 2>/dev/null; then
 			bases+=("git:$repo")
 		fi
 	done
-	# The base package fetch-base.sh downloaded: extract the header once (~15 s).
-	for deb in "$GH_CACHE"/dl/linux-source-*.deb; do
-		[ -f "$deb" ] || continue
-		copy="$GH_CACHE/check-docs/$(basename "$deb" .deb).virtio_blk.h"
-		if [ ! -s "$copy" ]; then
-			mkdir -p "${copy%/*}"
-			if dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
-				xz -dc | tar -xO --wildcards "*/$uapi" > "$copy.tmp" 2>/dev/null; then
-				mv "$copy.tmp" "$copy"
-			else
-				rm -f "$copy.tmp"
+	if [ "$what" = kernel ]; then
+		# Extract the header from the package once (~15 s) and keep it.
+		for deb in "$GH_CACHE"/dl/linux-source-*.deb; do
+			[ -f "$deb" ] || continue
+			copy="$GH_CACHE/check-docs/$(basename "$deb" .deb).${path##*/}"
+			if [ ! -s "$copy" ]; then
+				mkdir -p "${copy%/*}"
+				if dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
+					xz -dc | tar -xO --wildcards "*/$path" > "$copy.tmp" 2>/dev/null; then
+					mv "$copy.tmp" "$copy"
+				else
+					rm -f "$copy.tmp"
+				fi
 			fi
-		fi
-		if [ -s "$copy" ]; then bases+=("file:$copy"); fi
-	done
-	if [ -f /usr/include/linux/virtio_blk.h ]; then bases+=("file:/usr/include/linux/virtio_blk.h"); fi
+			if [ -s "$copy" ]; then bases+=("file:$copy"); fi
+		done
+		if [ -f "/usr/include/${path#include/uapi/}" ]; then bases+=("file:/usr/include/${path#include/uapi/}"); fi
+	fi
 	for base in "${bases[@]}"; do
 		rm -rf "$dir"
-		mkdir -p "$dir/${uapi%/*}"
+		mkdir -p "$dir/${path%/*}"
 		case "$base" in
-		git:*) git -C "${base#git:}" show "gh-base:$uapi" > "$dir/$uapi" ;;
-		file:*) cp "${base#file:}" "$dir/$uapi" ;;
+		git:*) git -C "${base#git:}" show "gh-base:$path" > "$dir/$path" ;;
+		file:*) cp "${base#file:}" "$dir/$path" ;;
 		esac
-		for p in "${kseries[@]}"; do
-			grep -q "^+++ b/$uapi\$" "$p" || continue
-			(cd "$dir" && git apply --include="$uapi" "$p") 2>/dev/null || continue 2
+		for p in "$@"; do
+			grep -q "^+++ b/$path\$" "$p" || continue
+			(cd "$dir" && git apply --include="$path" "$p") 2>/dev/null || continue 2
 		done
-		echo "$dir/$uapi"
+		echo "$dir/$path"
 		return 0
 	done
-	echo "no base copy of $uapi that the kernel series applies to (tried: ${bases[*]:-none}); run 'make kernel-tree'" > "$tmp/uapi.err"
+	echo "no base copy of $path that the $what series applies to (tried: ${bases[*]:-none}); run 'make $what-tree'" > "$tmp/$what.err"
 	return 1
 }
 
@@ -132,6 +138,7 @@ patched_uapi() {
 layout() {
 	sed -e 's://.*$::' "$2" | awk -v want="$1" '
 		function size_of(t) {
+			sub(/^u?int/, "u", t); sub(/_t$/, "", t)
 			if (t ~ /^(__)?(virtio|le|be|u)8$/) return 1
 			if (t ~ /^(__)?(virtio|le|be|u)16$/) return 2
 			if (t ~ /^(__)?(virtio|le|be|u)32$/) return 4
@@ -177,11 +184,11 @@ virtio_fields=(min_capacity max_capacity capacity_increment)
 hdr=""
 if [ ${#kseries[@]} -eq 0 ]; then
 	hdr_state="skip"
-elif hdr=$(patched_uapi) && grep -q 'VIRTIO_BLK_F_GROWTH' "$hdr"; then
+elif hdr=$(patched_header kernel "$uapi" "${kseries[@]}") && grep -q 'VIRTIO_BLK_F_GROWTH' "$hdr"; then
 	hdr_state="ok"
 elif [ -n "$hdr" ]; then
 	hdr_state="missing"
-	echo "the kernel series does not add VIRTIO_BLK_F_GROWTH to $uapi" > "$tmp/uapi.err"
+	echo "the kernel series does not add VIRTIO_BLK_F_GROWTH to $uapi" > "$tmp/kernel.err"
 else
 	hdr_state="missing"
 fi
@@ -199,7 +206,7 @@ vcheck() {
 	skip) skip "$1" "kernel series not yet present" ;;
 	missing)
 		if [ -z "${uapi_reported:-}" ]; then
-			fail "$1" "source missing: $(tr '\n' ' ' < "$tmp/uapi.err")"
+			fail "$1" "source missing: $(tr '\n' ' ' < "$tmp/kernel.err")"
 			uapi_reported=${#results[@]}
 		else
 			fail "$1" "source missing: see test $uapi_reported"
@@ -273,6 +280,28 @@ else
 	else
 		fail virtio_layout_parser_matches_compiler "the patched $uapi does not compile: $(head -n 3 "$tmp/cc.err" | tr '\n' ' ')"
 	fi
+fi
+
+# QEMU's copy of the header (include/standard-headers) as its series leaves it: the
+# same bit, offsets and size as the kernel's.
+qhpath=include/standard-headers/linux/virtio_blk.h
+if [ ${#qseries[@]} -eq 0 ]; then
+	skip virtio_qemu_header_matches_kernel "qemu series not yet present"
+elif [ "$hdr_state" != ok ]; then
+	vcheck virtio_qemu_header_matches_kernel "" "" ""
+elif ! qhdr=$(patched_header qemu "$qhpath" "${qseries[@]}"); then
+	fail virtio_qemu_header_matches_kernel "source missing: $(tr '\n' ' ' < "$tmp/qemu.err")"
+else
+	layout virtio_blk_config "$qhdr" > "$tmp/qhdr.layout"
+	summary() { # summary LAYOUT HEADER: "bit N name@offset/size... sizeof N"
+		printf 'bit %s' "$(sed -nE 's/^#define[[:space:]]+VIRTIO_BLK_F_GROWTH[[:space:]]+([0-9]+).*/\1/p' "$2" | head -n 1)"
+		for fld in "${virtio_fields[@]}"; do
+			awk -v n="$fld" '$1 == n { printf " %s@%s/%s", $1, $2, $3 }' "$1"
+		done
+		awk '$1 == "sizeof" { printf " sizeof %s\n", $2 }' "$1"
+	}
+	expect virtio_qemu_header_matches_kernel "$(summary "$tmp/qhdr.layout" "$qhdr")" \
+		"$(summary "$tmp/hdr.layout" "$hdr")" "QEMU's $qhpath (first) vs the kernel's $uapi"
 fi
 
 # --- 2. SCSI: the T10 proposal vs the kernel and QEMU series ------------------
