@@ -19,6 +19,7 @@
 #   --timeout SECS    kill QEMU after SECS (default 300)
 #   --memory SIZE     guest RAM (default 512M)
 #   --quiet           do not echo the console on stdout
+#   --interactive     console on this terminal (with --test shell: a shell in the guest)
 #   --qemu-arg ARG    one more QEMU argument (repeatable)
 # Exit status: the guest test's exit status ("GH-EXIT N" on the console); 124 on timeout;
 # 125 if the guest stopped without finishing its test (QEMU error, panic, migrated away).
@@ -29,7 +30,7 @@ kernel="$out/bzImage"
 initrd="$out/initramfs.cpio.gz"
 qemu="$out/qemu-system-x86_64"
 disks=() append="" test="" dir="" sockdir="" on_wait="" incoming="" timeout=300 memory=512M
-quiet=0 extra=()
+quiet=0 interactive=0 extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
+	--interactive) interactive=1; shift ;;
 	--qemu-arg) extra+=("$2"); shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option '$1' (see run-vm.sh --help)" ;;
@@ -92,7 +94,7 @@ qemu_img() {
 args=(-accel tcg -machine pc -m "$memory" -smp 1 -nodefaults -display none -monitor none
 	-no-reboot -L /usr/share/seabios -L /usr/share/qemu
 	-kernel "$kernel" -initrd "$initrd"
-	-chardev "file,id=con,path=$log" -serial chardev:con
+	-serial chardev:con
 	-chardev "pipe,id=ctl,path=$ctl" -serial chardev:ctl
 	-qmp "unix:$qmp,server=on,wait=off")
 nvirtio=0 nscsi=0
@@ -136,6 +138,13 @@ cmdline="console=ttyS0 panic=-1 oops=panic rdinit=/init${test:+ gh.test=$test}$a
 args+=(-append "$cmdline")
 [ -z "$incoming" ] || args+=(-incoming "$incoming")
 args+=("${extra[@]}")
+if [ $interactive = 1 ]; then
+	args+=(-chardev "stdio,id=con,signal=on,logfile=$log")
+	printf '%q ' "$qemu" "${args[@]}" > "$dir/qemu.cmdline"
+	"$qemu" "${args[@]}"
+	exit
+fi
+args+=(-chardev "file,id=con,path=$log")
 printf '%q ' "$qemu" "${args[@]}" > "$dir/qemu.cmdline"
 echo >> "$dir/qemu.cmdline"
 
