@@ -16,6 +16,10 @@ base_repo() {
 	files=$(bash "$top/scripts/fetch-base.sh" "$what")
 	ver=$(echo "$files" | head -n 1 | sed -E 's/\.(deb|orig\.tar\..*|debian\.tar\..*)$//')
 	repo="$GH_CACHE/git/$ver"
+	mkdir -p "$GH_CACHE/git"
+	# One creator at a time: concurrent runs wait for the first to finish.
+	exec 8>"$repo.lock"
+	flock 8
 	if [ ! -d "$repo/.git" ] || ! git -C "$repo" rev-parse -q --verify gh-base >/dev/null; then
 		info "unpacking $ver (once; cached in $repo)"
 		rm -rf "$repo" "$repo.tmp"
@@ -59,6 +63,7 @@ base_repo() {
 		git -C "$tmp" tag gh-base
 		mv "$tmp" "$repo"
 	fi
+	exec 8>&-
 	echo "$repo"
 }
 
