@@ -345,6 +345,21 @@ for fld in MINIMUM_CAPACITY MAXIMUM_CAPACITY CAPACITY_GRANULARITY PAGE_LENGTH; d
 	expect "scsi_summary_matches_layout_$fld" "$sum" "$(tfield "$fld")" "summary table vs layout table in ${t10#"$top"/}"
 done
 
+# The byte ranges, PAGE LENGTH and sense code design.md repeats, against table x and 4.3.
+dtext=$(tr '\n' ' ' < "$design")
+for fld in MINIMUM_CAPACITY MAXIMUM_CAPACITY CAPACITY_GRANULARITY; do
+	d=$(echo "$dtext" | grep -oE "${fld//_/ } \((bytes )?[0-9]+-[0-9]+\)" | grep -oE '[0-9]+-[0-9]+' | head -n 1 || true)
+	expect "scsi_offset_${fld}_design" "$d" "$(tfield "$fld")" "byte range in ${design#"$top"/} vs table x"
+done
+d=$(echo "$dtext" | grep -oE 'PAGE LENGTH = [0-9A-F]+h' | grep -oE '[0-9A-F]+h' | tr -d h | head -n 1 || true)
+expect scsi_page_length_design "$d" "$(awk '$1 == "PAGE_LENGTH_VALUE" { print $2 }' "$tmp/t10.layout")" \
+	"PAGE LENGTH in ${design#"$top"/} vs table x"
+d=$(echo "$dtext" | grep -oE 'INQUIRY DATA HAS CHANGED \([0-9A-F]{2}h/[0-9A-F]{2}h\)' | grep -oE '[0-9A-F]{2}h/[0-9A-F]{2}h' |
+	tr -d h | tr 'A-F' 'a-f' | head -n 1 || true)
+ua=$(tr '\n' ' ' < "$t10" | grep -oE 'INQUIRY DATA HAS CHANGED \(ASC [0-9A-F]{2}h, ASCQ [0-9A-F]{2}h\)' |
+	grep -oE '[0-9A-F]{2}h' | tr -d 'h' | tr 'A-F' 'a-f' | paste -sd/ - || true)
+expect scsi_unit_attention_design "$d" "$ua" "ASC/ASCQ in ${design#"$top"/} vs 4.3 of the proposal"
+
 # Kernel: the page code is a #define whose name says "growth"; the fields are read with
 # get_unaligned_be64() at byte offsets, named by the variable they are stored in; the
 # shortest page accepted is the length the parser insists on.
@@ -435,8 +450,6 @@ scheck kernel scsi_page_length_kernel "$tlen" "$klen" "PAGE LENGTH in table x vs
 
 # The unit attention on change: ASC/ASCQ in the proposal vs what virtio_scsi rescans on
 # (kernel) and the sense code QEMU raises.
-ua=$(tr '\n' ' ' < "$t10" | grep -oE 'INQUIRY DATA HAS CHANGED \(ASC [0-9A-F]{2}h, ASCQ [0-9A-F]{2}h\)' |
-	grep -oE '[0-9A-F]{2}h' | tr -d 'h' | tr 'A-F' 'a-f' | paste -sd/ - || true)
 kua=$(added '^drivers/scsi/virtio_scsi\.c$' "${kseries[@]}" |
 	grep -oE 'asc == 0x[0-9a-fA-F]{2} && ascq == 0x[0-9a-fA-F]{2}' |
 	sed -E 's/asc == 0x(..) && ascq == 0x(..)/\1\/\2/' | tr 'A-F' 'a-f' | grep -xF -- "${ua:-none}" | head -n 1 || true)
