@@ -18,6 +18,7 @@ show() {
 }
 gh_disk vd0 >/dev/null
 gh_disk sd0 >/dev/null
+echo "vda is the virtio-blk disk, sda the scsi-hd disk on virtio-scsi."
 echo "The guest sees (bytes; '-' = this kernel has no growth hint attributes):"
 show
 gh_has_hints vda || echo "(kernel without the growth hints series)"
