@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Repository hygiene as KTAP: shellcheck, the patch series regenerate to the committed files
-# (make-tree + export on a fresh clone of HEAD, so nobody's work tree under build/ is
-# touched), checkpatch on both series, no download URLs in scripts.
+# Repository hygiene as KTAP: shellcheck, the patch series regenerate to the committed files,
+# checkpatch on both series, no download URLs in scripts.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -29,27 +28,40 @@ shellcheck "${files[@]}" > "$top/build/shellcheck.log" 2>&1 || rc=$?
 head -n 40 "$top/build/shellcheck.log" | diag
 result $rc shellcheck
 
-# 2-3. Regenerate each series from its base on a fresh clone of HEAD and export it again:
-# nothing may change.  The clone also provides the trees for checkpatch.
+# 2-3. The committed series and the tree under build/ are the same: export the tree into a
+# clone of HEAD; nothing may change.  Without a tree (fresh checkout) the clone makes one
+# from the base and the committed series first, so the series must also apply.  The
+# developer's files are never touched.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gh-hygiene.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 git clone -q --shared "$top" "$tmp/repo"
+mkdir -p "$tmp/repo/build"
 for what in kernel qemu; do
 	log="$tmp/$what.log"
-	if (cd "$tmp/repo" && bash scripts/make-tree.sh "$what" && bash scripts/export-series.sh "$what") >"$log" 2>&1 &&
+	tree="$top/build/$what"
+	if [ -d "$tree/.git" ]; then
+		ln -s "$tree" "$tmp/repo/build/$what"
+		how="build/$what exported"
+	else
+		how="made from the base and exported"
+	fi
+	if (cd "$tmp/repo" && { [ -e "build/$what" ] || bash scripts/make-tree.sh "$what"; } &&
+		bash scripts/export-series.sh "$what") >"$log" 2>&1 &&
 		git -C "$tmp/repo" diff --exit-code --stat -- "$what/" >>"$log" 2>&1 &&
 		[ -z "$(git -C "$tmp/repo" status --porcelain -- "$what/")" ]; then
+		echo "$what: $how: no change" | diag
 		result 0 "$what series regenerates"
 	else
 		tail -n 20 "$log" | diag
 		git -C "$tmp/repo" status --porcelain -- "$what/" | diag
+		echo "build/$what and $what/patches differ: 'make $what-export' and commit, or 'make $what-tree'" | diag
 		result 1 "$what series regenerates"
 	fi
 done
 
 # 4-5. checkpatch of each series with the tree's own script.
 checkpatch() { # checkpatch WHAT NAME OPTIONS...
-	local what=$1 name=$2 tree="$tmp/repo/build/$1" p
+	local what=$1 name=$2 tree="$tmp/repo/build/$1/" p
 	shift 2
 	local patches=()
 	while read -r p; do
