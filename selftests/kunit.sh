@@ -24,7 +24,7 @@ bash "$top/scripts/run-vm.sh" --kernel "$kernel" --qemu "$qemu" --dir "$work" --
 ktap=$(tr -d '\r' < "$work/console.log" | sed -n '/^GH-START/q; s/^\[ *[0-9]*\.[0-9]*\] //p' |
 	sed -n '/^KTAP version 1$/,$p' |
 	grep -E '^ *(KTAP version [0-9]+|1\.\.[0-9]+|(not )?ok [0-9]+|#)' || true)
-if [ -z "$ktap" ]; then
+if [ -z "$ktap" ] || ! echo "$ktap" | grep -qE '^(not )?ok [0-9]+'; then
 	echo "KTAP version 1"
 	echo "1..1"
 	if [ "$rc" = 0 ]; then
