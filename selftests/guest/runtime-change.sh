@@ -1,7 +1,7 @@
 #!/bin/sh
 # Hints changed at run time (QMP qom-set on the host): the guest sees the new values and a
 # KOBJ_CHANGE uevent with GROWTH_HINTS=1 on the disk.
-# gh.disks=SERIAL,...  gh.old=MIN:MAX:INC  gh.new=MIN:MAX:INC  (bytes)
+# gh.disks=SERIAL,...  gh.old=MIN:MAX:INC  gh.new=MIN:MAX:INC  gh.freeze=MIN:MAX:INC (bytes)
 # shellcheck source=SCRIPTDIR/lib/gh.sh
 . /lib/gh/gh.sh
 old=$(gh_param old | tr ':' ' ')
@@ -49,6 +49,6 @@ step() {
 }
 
 step change "$new"
-step clear "0 0 0"
+step freeze "$(gh_param freeze | tr ':' ' ')"
 if gh_kernel_clean >/dev/null; then t_ok "kernel log clean"; else t_fail "kernel log clean"; fi
 gh_done
