@@ -4,17 +4,17 @@
 # ~99%, grow, repeat), and one made at the start size with growth-mkfs's
 # options.  ext4 and XFS, loop devices on sparse files, root only.
 # Output: build/bench/results.md, build/bench/chart.png, build/bench/raw.tsv.
-# Knobs: BENCH_START (1G), BENCH_FINAL (1T), BENCH_STEPS (40), BENCH_RUNS (3),
-# BENCH_FILES (20000), BENCH_BIGFILE (4G), BENCH_FS ("xfs ext4").
+# Knobs: BENCH_START (10G), BENCH_FINAL (4T), BENCH_STEPS (40), BENCH_RUNS (3),
+# BENCH_FILES (20000), BENCH_BIGFILE (16G), BENCH_FS ("xfs ext4").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-start=${BENCH_START:-1G}
-final=${BENCH_FINAL:-1T}
+start=${BENCH_START:-10G}
+final=${BENCH_FINAL:-4T}
 steps=${BENCH_STEPS:-40}
 runs=${BENCH_RUNS:-3}
 nfiles=${BENCH_FILES:-20000}
-bigfile=${BENCH_BIGFILE:-4G}
+bigfile=${BENCH_BIGFILE:-16G}
 fslist=${BENCH_FS:-xfs ext4}
 bench="$top/build/bench"
 tool="$top/tools/growth-mkfs"
