@@ -374,29 +374,45 @@ define_value() {
 	sed -nE 's/^[[:space:]]*#[[:space:]]*define[[:space:]]+([A-Za-z0-9_]+)[[:space:]]+\(?(0[xX][0-9a-fA-F]+|[0-9]+)\)?.*/\1 \2/p' "$1" |
 		awk -v re="$2" -v ex="${3:-^$}" 'toupper($1) ~ re && toupper($1) !~ ex { print $2; exit }'
 }
-# be64_offsets FILE FUNCTIONS: "field first-last" for each 8-byte big-endian access at
-# a constant offset by one of FUNCTIONS (a regex), with field MINIMUM_CAPACITY,
-# MAXIMUM_CAPACITY or CAPACITY_GRANULARITY from the words on the line; the first access
-# per field counts.  Offsets named by a #define in FILE are resolved; a store at
-# "<buf>[buflen]" after the 4-byte header advances by 8 (QEMU's VPD emulation style).
+# be64_offsets FILE FUNCTIONS: "field first-last" for each 8-byte big-endian access by
+# one of FUNCTIONS (a regex) at an offset that is a sum of constants, #defined names and
+# "buflen", with field MINIMUM_CAPACITY, MAXIMUM_CAPACITY or CAPACITY_GRANULARITY from
+# the words on the line; the first access per field counts.  buflen follows QEMU's VPD
+# emulation: 4 (after the page header) at a "case 0x..:", then "buflen += N" / "= N".
 be64_offsets() {
 	awk -v fn="$2" '
+		function eval_sum(e,    n, t, i, v, x) {
+			gsub(/[ \t()]/, "", e)
+			n = split(e, t, "+"); v = 0
+			for (i = 1; i <= n; i++) {
+				x = t[i]
+				if (x in def) x = def[x]
+				if (x == "buflen") x = bl
+				if (x !~ /^[0-9]+$/) return ""
+				v += x
+			}
+			return v
+		}
 		/^[ \t]*#[ \t]*define[ \t]+[A-Za-z0-9_]+[ \t]+[0-9]+/ { split($0, d, /[ \t]+/); n = (d[1] == "#define") ? 2 : 3; def[d[n]] = d[n + 1] }
-		/case[ \t]+0[xX][0-9a-fA-F]+[ \t]*:/ { running = 4 }
+		/case[ \t]+0[xX][0-9a-fA-F]+[ \t]*:/ { bl = 4 }
+		/^[ \t]*buflen[ \t]*\+=[ \t]*[0-9]+/ { sub(/^[ \t]*buflen[ \t]*\+=[ \t]*/, ""); bl += $0 + 0; next }
+		/^[ \t]*buflen[ \t]*=[ \t]*[0-9]+/ { sub(/^[ \t]*buflen[ \t]*=[ \t]*/, ""); bl = $0 + 0; next }
 		$0 ~ ("(" fn ")[ \t]*\\(") {
-			l = $0
-			if (!match(l, /(\[[ \t]*[A-Za-z0-9_]+[ \t]*\]|[a-z_]+[ \t]*\+[ \t]*[A-Za-z0-9_]+)/)) next
-			o = substr(l, RSTART, RLENGTH); gsub(/[][ \t]/, "", o); sub(/^.*\+/, "", o)
-			if (o in def) o = def[o]
-			if (o == "buflen") o = running
-			if (o !~ /^[0-9]+$/) next
-			running = o + 8
+			l = $0; e = ""
+			if (match(l, /\[[^]]+\]/)) e = substr(l, RSTART + 1, RLENGTH - 2)
+			else if (match(l, /\([ \t]*[a-z_]+[ \t]*\+[^,)]+/)) { e = substr(l, RSTART + 1, RLENGTH - 1); sub(/^[ \t]*[a-z_]+[ \t]*\+/, "", e) }
+			else if (match(l, /\([ \t]*[a-z_]+[ \t]*[,)]/)) e = "0"
+			if (e == "") next
+			o = eval_sum(e)
+			if (o == "") next
 			u = toupper(l); f = ""
 			if (u ~ /MIN/) f = "MINIMUM_CAPACITY"
 			else if (u ~ /MAX/) f = "MAXIMUM_CAPACITY"
 			else if (u ~ /INC|GRAN|STEP/) f = "CAPACITY_GRANULARITY"
-			if (f != "" && !(f in seen)) { seen[f] = 1; print f, o "-" o + 7 }
-		}' "$1"
+			if (f != "" && !(f in seen)) { seen[f] = 1; nseen++; print f, o "-" o + 7 }
+		}
+		# QEMU style: the PAGE LENGTH is what buflen grew by in the case of the page.
+		/^[ \t]*break;/ && nseen && !lenout && bl { lenout = 1; print "PAGE_LENGTH", bl - 4 }' "$1"
 }
 be64_offsets "$kscsi" 'get_unaligned_be64' > "$tmp/kernel.offsets"
 be64_offsets "$qscsi" 'stq_be_p|stq_p' > "$tmp/qemu.offsets"
@@ -447,6 +463,8 @@ tlen=$(awk '$1 == "PAGE_LENGTH_VALUE" { print $2 }' "$tmp/t10.layout")
 klen=$(define_value "$kscsi" 'GROWTH.*(LEN|SIZE)')
 [ -n "$klen" ] && klen=$((klen))
 scheck kernel scsi_page_length_kernel "$tlen" "$klen" "PAGE LENGTH in table x vs the growth page length #define"
+scheck qemu scsi_page_length_qemu "$tlen" "$(awk '$1 == "PAGE_LENGTH" { print $2 }' "$tmp/qemu.offsets")" \
+	"PAGE LENGTH in table x vs the bytes QEMU appends after the header"
 
 # The unit attention on change: ASC/ASCQ in the proposal vs what virtio_scsi rescans on
 # (kernel) and the sense code QEMU raises.
