@@ -27,7 +27,7 @@ step() {
 	gh_uevents_clear
 	if ! gh_wait "$1"; then
 		for sd in $disks; do
-			t_skip "${sd%%:*} $1" "host could not set the values: $GH_REPLY"
+			t_fail "${sd%%:*} $1: the host could not set the values: $GH_REPLY"
 		done
 		return 0
 	fi
