@@ -22,7 +22,7 @@ if [ "${GH_DEMO_NO_BUILD:-0}" != 1 ]; then
 	info "building kernel, QEMU and initramfs (incremental)"
 	make -s -C "$top" kernel qemu initramfs >&2 || die "build failed; see the messages above"
 fi
-qemu="$out/qemu-system-x86_64"
+qemu=${GH_QEMU:-$out/qemu-system-x86_64}
 props=""
 if "$qemu" -device virtio-blk-pci,help 2>/dev/null | grep -q max-growth; then
 	props=":props=min-growth=1G,max-growth=16T,growth-increment=1G"
@@ -32,6 +32,6 @@ else
 fi
 info "booting the guest (TCG); the host grows vd0 when the guest is ready"
 # scsi_debug is built into the guest kernel for the hostile scenario; it has no place here.
-bash "$top/scripts/run-vm.sh" --test demo --on-wait "bash $0 on-wait" --append scsi_debug.add_host=0 \
+bash "$top/scripts/run-vm.sh" --qemu "$qemu" --kernel "${GH_KERNEL:-$out/bzImage}" --test demo --on-wait "bash $0 on-wait" --append scsi_debug.add_host=0 \
 	--disk "virtio:size=10G$props" --disk "scsi:size=10G$props" |
 	sed -un '/^GH| GH-WAIT/d; s/^GH| //p'
