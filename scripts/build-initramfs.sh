@@ -28,9 +28,8 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,proc,sys,dev,run,tmp,mnt,etc,tests,lib/gh}
 
 cp "$busybox" "$stage/bin/busybox"
-for applet in $("$busybox" --list); do
-	[ "$applet" = busybox ] || ln -sf busybox "$stage/bin/$applet"
-done
+# /init links the other applets at boot (busybox --install), which is faster than here.
+ln -s busybox "$stage/bin/sh"
 
 # copy_with_libs PATH: the program (or script) and every shared library it needs.
 copy_with_libs() {
