@@ -121,7 +121,10 @@ for spec in "${disks[@]}"; do
 		;;
 	*) die "--disk $spec: bus must be virtio or scsi" ;;
 	esac
-	file=${file:-$dir/$id.img}
+	if [ -z "$file" ]; then
+		file="$dir/$id.img"
+		rm -f "$file" # a fresh disk on every boot; pass file= to keep one
+	fi
 	if [ ! -e "$file" ]; then
 		[ -n "$size" ] || die "--disk $spec: size= is needed to create $file"
 		qemu_img "$file" "$size" || die "cannot create disk image $file"
