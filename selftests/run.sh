@@ -5,7 +5,7 @@
 # selftests/run.sh [--list] [--kernel PATH] [--qemu PATH] [--verbose] [SCENARIO...]
 #   default: every scenario, in the order of --list.  Logs: build/results/scenarios/NAME/.
 #   --sanitize   use build/out/bzImage-sanitize (make kernel-sanitize) as the guest kernel
-#   --verbose    also print each scenario's results and guest console on stderr as it runs
+#   --verbose    also print each scenario's results and guest consoles on stderr as it runs
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift 2 ;;
 	--qemu) qemu=$2; shift 2 ;;
 	--sanitize) kernel="$out/bzImage-sanitize"; shift ;;
-	--verbose) verbose=1; shift ;;
+	--verbose) verbose=1; export GH_VERBOSE=1; shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option '$1' (see selftests/run.sh --help)" ;;
 	*) names+=("$1"); shift ;;

@@ -9,6 +9,7 @@
 # Environment (set by selftests/run.sh, defaults for running a scenario alone):
 #   GH_KERNEL  guest kernel            GH_QEMU  QEMU binary
 #   GH_INITRD  initramfs               GH_WORK  this scenario's directory for logs and images
+#   GH_VERBOSE=1  echo the guest consoles on stderr
 
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
@@ -69,9 +70,11 @@ vm() {
 	mkdir -p "$GH_WORK/$name"
 	VM_LOG="$GH_WORK/$name/console.log"
 	VM_STATUS=0
+	local echo=/dev/null
+	[ "${GH_VERBOSE:-0}" = 0 ] || echo=/dev/stderr
 	bash "$top/scripts/run-vm.sh" --kernel "$GH_KERNEL" --initrd "$GH_INITRD" --qemu "$GH_QEMU" \
-		--dir "$GH_WORK/$name" --quiet --timeout "${GH_TIMEOUT:-300}" \
-		--on-wait "bash $GH_SCENARIO on-wait" "$@" >/dev/null 2>"$GH_WORK/$name/run-vm.err" ||
+		--dir "$GH_WORK/$name" --timeout "${GH_TIMEOUT:-300}" \
+		--on-wait "bash $GH_SCENARIO on-wait" "$@" >"$echo" 2>"$GH_WORK/$name/run-vm.err" ||
 		VM_STATUS=$?
 	return 0
 }
