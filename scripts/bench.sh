@@ -262,6 +262,7 @@ info "measured in $(elapsed "$t_all" "$(now)")s"
 import os, statistics, sys
 import matplotlib
 matplotlib.use("Agg")
+import matplotlib.ticker
 import matplotlib.pyplot as plt
 
 bench, start, final, steps, runs, nfiles, bigfile, grow_how = sys.argv[1:]
@@ -316,10 +317,17 @@ for ax, fs in zip(axes[0], fss):
     ax.set_xticks(range(len(metrics)))
     ax.set_xticklabels([m[1] for m in metrics])
     ax.set_yscale("log")
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: "%g" % v)
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_ylabel("ratio to made at %s (log scale)" % final)
     ax.set_title(fs)
     ax.axhline(1, color="grey", lw=0.8)
     ax.legend(fontsize=8)
+    lo, hi = ax.get_ylim()
+    if hi / lo > 10:
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 fig.tight_layout()
 fig.savefig(os.path.join(bench, "chart.png"), dpi=100)
 EOF
