@@ -118,6 +118,7 @@ struct gh_plan {
 	uint64_t size;		/* bytes now */
 	uint64_t final;		/* bytes the plan is sized for (max, capped) */
 	int grows;		/* final > size */
+	int hinted;		/* a maximum was given (0: no growth hint) */
 	int nopts;
 	struct gh_opt opts[GH_MAX_OPTS];
 	char reason[GH_TEXT_MAX * 2];

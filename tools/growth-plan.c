@@ -134,7 +134,8 @@ static void plan_xfs(struct gh_plan *p)
 	if (!p->grows || sb < 2 * XFS_AG_MIN_BLOCKS + XFS_LOG_MIN_BLOCKS) {
 		p->agcount = p->agcount_final = xfs_agcount(sb, p->agsize_blocks);
 		snprintf(p->reason, sizeof(p->reason), "%s: mkfs.xfs defaults",
-			 p->grows ? "device too small to plan for growth" : "will not grow");
+			 p->grows ? "device too small to plan for growth" :
+			 p->hinted ? "will not grow" : "no growth hint");
 		return;
 	}
 
@@ -260,7 +261,9 @@ static void plan_ext4(struct gh_plan *p)
 	p->bit64 = 1;
 	p->reserved_gdt_blocks = p->blocksize == BLOCK ? ext4_default_rsv(sb) : 0;
 	if (!p->grows) {
-		if (p->final == p->size && p->size >= 512 * MiB) {
+		if (!p->hinted) {
+			snprintf(p->reason, sizeof(p->reason), "no growth hint: mke2fs defaults");
+		} else if (p->final == p->size && p->size >= 512 * MiB) {
 			/* Will not grow: no reserve for growth. */
 			p->resize_inode = 0;
 			p->reserved_gdt_blocks = 0;
@@ -350,6 +353,7 @@ int gh_plan_mkfs(enum gh_fstype fs, uint64_t size, uint64_t max, struct gh_plan 
 	if (size > limit)
 		return fail(err, errlen, "device size %llu is past the %s format limit",
 			    (unsigned long long)size, fs == GH_FS_XFS ? "XFS" : "ext4");
+	p->hinted = max != 0;
 	if (max < size)
 		max = size;
 	p->size = size;

@@ -763,6 +763,23 @@ static void t_no_growth(struct t *t)
 	CHECK_STR(t, a, "");
 }
 
+/* No hint at all is not "will not grow": mkfs keeps every default. */
+static void t_no_hint(struct t *t)
+{
+	struct gh_plan p;
+	char a[512];
+
+	if (plan(t, GH_FS_EXT4, 10 * GiB, 0, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "");
+	CHECK(t, !p.hinted);
+	CHECK_U64(t, p.reserved_gdt_blocks, 1024);
+	if (plan(t, GH_FS_XFS, 10 * GiB, 0, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "");
+	CHECK_U64(t, p.agcount, 4);
+}
+
 static void t_1g_64t(struct t *t)
 {
 	struct gh_plan p;
@@ -1013,6 +1030,7 @@ static const struct {
 	{ "plan_xfs_10g_to_10t", t_xfs_10g_10t },
 	{ "plan_ext4_10g_to_10t", t_ext4_10g_10t },
 	{ "plan_max_equals_size", t_no_growth },
+	{ "plan_no_hint_keeps_defaults", t_no_hint },
 	{ "plan_1g_to_64t", t_1g_64t },
 	{ "plan_ext4_resize_inode_limit", t_ext4_resize_inode },
 	{ "plan_xfs_sizes", t_xfs_sizes },
