@@ -25,6 +25,7 @@ ktap=$(tr -d '\r' < "$work/console.log" | sed -n '/^GH-START/q; s/^\[ *[0-9]*\.[
 	sed -n '/^KTAP version 1$/,$p' |
 	grep -E '^ *(KTAP version [0-9]+|1\.\.[0-9]+|(not )?ok [0-9]+|#)' || true)
 if [ -z "$ktap" ] || ! echo "$ktap" | grep -qE '^(not )?ok [0-9]+'; then
+	status=0
 	echo "KTAP version 1"
 	echo "1..1"
 	# The project's kernels are configured to run the series' suites: none is a failure.
@@ -33,13 +34,15 @@ if [ -z "$ktap" ] || ! echo "$ktap" | grep -qE '^(not )?ok [0-9]+'; then
 		echo "# kernel/config enables ${enabled% } but $(basename "$kernel") ran no KUnit suite:"
 		echo "# is the option in the build's .config? (rebuild with the fragments merged)"
 		echo "not ok 1 kunit"
+		status=1
 	elif [ "$rc" = 0 ]; then
 		echo "ok 1 kunit # SKIP $(basename "$kernel") runs no KUnit suite at boot"
 	else
 		tail -n 20 "$work/console.log" | sed 's/^/# /'
 		echo "not ok 1 kunit: the guest did not boot (run-vm.sh status $rc)"
+		status=1
 	fi
-	exit 0
+	exit $status
 fi
 echo "$ktap"
 plan=$(echo "$ktap" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | head -n 1)
