@@ -54,7 +54,12 @@ for what in kernel qemu; do
 	else
 		tail -n 20 "$log" | diag
 		git -C "$tmp/repo" status --porcelain -- "$what/" | diag
-		echo "build/$what and $what/patches differ: 'make $what-export' and commit, or 'make $what-tree'" | diag
+		if [ -d "$tree/.git/rebase-merge" ] || [ -d "$tree/.git/rebase-apply" ] ||
+			! git -C "$tree" symbolic-ref -q HEAD >/dev/null 2>&1; then
+			echo "build/$what is not on its branch (a rebase or bisect in progress?): finish that first" | diag
+		else
+			echo "build/$what and $what/patches differ: 'make $what-export' and commit, or 'make $what-tree'" | diag
+		fi
 		result 1 "$what series regenerates"
 	fi
 done
