@@ -41,6 +41,9 @@ pending=(qtest)
 results="$top/build/results"
 mkdir -p "$results"
 cd "$top"
+# Two runs in one checkout would overwrite each other's results: one at a time.
+exec 8>"$results/.check.lock"
+flock -n 8 || { info "waiting for another check.sh in this checkout to finish"; flock 8; }
 start=$SECONDS
 
 step() { # step DESCRIPTION COMMAND...: a build step; its output goes to build/results/build.log

@@ -39,6 +39,10 @@ done
 [ -r "$kernel" ] || die "no guest kernel $kernel: run 'make kernel' (or 'make kernel-sanitize')"
 [ -x "$qemu" ] || die "no QEMU $qemu: run 'make qemu'"
 [ -r "${GH_INITRD:-$out/initramfs.cpio.gz}" ] || die "no $out/initramfs.cpio.gz: run 'make initramfs'"
+# Two runs in one checkout would share build/results/scenarios: one at a time.
+mkdir -p "$top/build/results"
+exec 8>"$top/build/results/.scenarios.lock"
+flock -n 8 || { info "waiting for another selftests/run.sh in this checkout to finish"; flock 8; }
 export GH_KERNEL=$kernel GH_QEMU=$qemu GH_INITRD=${GH_INITRD:-$out/initramfs.cpio.gz}
 
 echo "KTAP version 1"
