@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make check: build what the tests need, run every suite, count the top-level KTAP results.
 # check.sh [--sanitize] [--no-build] [SUITE...]
-#   --sanitize  the sanitizer variant (make check-sanitize): KUnit and the hostile and
-#               runtime-change scenarios on build/out/bzImage-sanitize
+#   by default every suite, including the sanitizer ones (KUnit and the hostile and
+#               runtime-change scenarios on the KASAN/UBSAN kernel build/out/bzImage-sanitize)
+#   --sanitize  only the sanitizer suites (make check-sanitize)
 #   --no-build  use the artifacts in build/out as they are
 # Each suite's KTAP goes to build/results/<suite>.tap (its stderr to <suite>.log).
 # Last line: "N passed, N failed, N skipped"; the exit status is non-zero on any failure.
@@ -28,15 +29,18 @@ suites=(
 	"kunit|selftests/kunit.sh|bash selftests/kunit.sh"
 	"scenarios|selftests/run.sh|bash selftests/run.sh"
 )
+sanitize_suites=(
+	"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
+	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change"
+)
 if [ $sanitize = 1 ]; then
-	suites=(
-		"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
-		"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change"
-	)
+	suites=("${sanitize_suites[@]}")
+else
+	suites+=("${sanitize_suites[@]}")
 fi
 # Suites whose producers are still being written: a missing script is a skip, not a failure.
 # The lead empties this list when every suite exists.
-pending=(qtest)
+pending=()
 
 results="$top/build/results"
 mkdir -p "$results"
@@ -52,11 +56,8 @@ step() { # step DESCRIPTION COMMAND...: a build step; its output goes to build/r
 }
 if [ $build = 1 ]; then
 	: > "$results/build.log"
-	if [ $sanitize = 1 ]; then
-		step "building the sanitizer kernel" make -s kernel-sanitize
-	else
-		step "building the kernel" make -s kernel
-	fi
+	[ $sanitize = 1 ] || step "building the kernel" make -s kernel
+	step "building the sanitizer kernel" make -s kernel-sanitize
 	step "building QEMU" make -s qemu
 	step "building the tools" make -s tools
 	if [ -f scripts/build-selftest.sh ]; then
