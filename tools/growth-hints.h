@@ -140,7 +140,10 @@ struct gh_plan {
 	int bit64;
 };
 
-/* Choose mkfs options for a device of SIZE bytes that may grow to MAX. */
+/*
+ * Choose mkfs options for a device of SIZE bytes that may grow to MAX.  MAX == SIZE
+ * means "will not grow"; MAX == 0 means no growth hint (mkfs keeps its defaults).
+ */
 int gh_plan_mkfs(enum gh_fstype fs, uint64_t size, uint64_t max,
 		 struct gh_plan *p, char *err, size_t errlen);
 

@@ -291,7 +291,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	if (gh_plan_mkfs(fs, h.size, h.source == GH_SOURCE_NONE ? h.size : h.max, &plan, err,
+	if (gh_plan_mkfs(fs, h.size, h.source == GH_SOURCE_NONE ? 0 : h.max, &plan, err,
 			 sizeof(err)) < 0) {
 		fprintf(stderr, PROG ": %s: %s\n", device, err);
 		return 1;

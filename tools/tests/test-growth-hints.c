@@ -958,6 +958,7 @@ static void t_cli(struct t *t)
 			 "-d", "agcount=4", NULL };
 	char *ovr[] = { "--sysfs-root", t->root, "--max", "1T", "mkfs-args", "-t", "ext4", "vdb",
 			NULL };
+	char *nohint[] = { "--sysfs-root", t->root, "mkfs-args", "-t", "ext4", "vdb", NULL };
 	char *bad[] = { "--sysfs-root", t->root, "show", "vdz", NULL };
 	char *badmax[] = { "--max", "lots", "show", "vda", NULL };
 	FILE *f;
@@ -992,6 +993,11 @@ static void t_cli(struct t *t)
 	rc = run_tool(t, NULL, ovr, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 0);
 	CHECK_STR(t, out, "-E resize=268435456 -O 64bit -J size=320\n");
+
+	/* a disk without hints keeps every mke2fs default */
+	rc = run_tool(t, NULL, nohint, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_STR(t, out, "\n");
 
 	rc = run_tool(t, NULL, bad, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 1);
