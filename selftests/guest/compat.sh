@@ -5,8 +5,7 @@
 # shellcheck source=SCRIPTDIR/lib/gh.sh
 . /lib/gh/gh.sh
 expect=$(gh_param expect | tr ':' ' ')
-dd if=/dev/urandom of=/tmp/pattern bs=1M count=1 2>/dev/null
-want=$(sha256sum < /tmp/pattern | cut -d' ' -f1)
+want=$(gh_new_pattern)
 for serial in $(gh_param disks | tr ',' ' '); do
 	if ! d=$(gh_disk "$serial"); then
 		t_fail "$serial present"

@@ -9,8 +9,7 @@ old=$(gh_param old | tr ':' ' ')
 new=$(gh_param new | tr ':' ' ')
 grow=$(gh_param grow)
 disks=""
-dd if=/dev/urandom of=/tmp/pattern bs=1M count=1 2>/dev/null
-want=$(sha256sum < /tmp/pattern | cut -d' ' -f1)
+want=$(gh_new_pattern)
 for serial in $(gh_param disks | tr ',' ' '); do
 	if ! d=$(gh_disk "$serial"); then
 		t_fail "$serial present"

@@ -174,6 +174,12 @@ gh_expected_vpd_bb() {
 }
 
 # gh_uevents_clear / gh_uevent_seen PATTERN...: the uevent helper's log (/run/uevents.log).
+# A fresh 1 MiB random pattern in /tmp/pattern; prints its sha256.
+gh_new_pattern() {
+	dd if=/dev/urandom of=/tmp/pattern bs=1M count=1 2>/dev/null
+	sha256sum < /tmp/pattern | cut -d' ' -f1
+}
+
 gh_uevents_clear() { : > /run/uevents.log; }
 gh_uevent_seen() {
 	_l=/run/uevents.log
