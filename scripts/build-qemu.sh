@@ -22,6 +22,6 @@ if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}
 fi
 info "building QEMU in $obj"
 ninja -C "$obj" qemu-system-x86_64 qemu-img >"$obj/build.log" 2>&1 ||
-	{ grep -E 'error|FAILED' "$obj/build.log" | head -n 30 >&2; die "QEMU build failed; see $obj/build.log"; }
+	{ grep -E 'error|FAILED' "$obj/build.log" | first_lines 30 >&2; die "QEMU build failed; see $obj/build.log"; }
 cp "$obj/qemu-system-x86_64" "$obj/qemu-img" "$out/"
 info "QEMU ready: $out/qemu-system-x86_64"

@@ -152,11 +152,11 @@ layout() {
 			gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, "", line)
 			if (sub(/\/\*.*$/, "", line)) incomment = 1
 		}
-		!found && line ~ ("struct[ \t]+" want "[ \t]*\\{") { found = 1; depth = 1; off = 0; next }
+		!found && !done && line ~ ("struct[ \t]+" want "[ \t]*\\{") { found = 1; depth = 1; off = 0; next }
 		!found { next }
 		line ~ /^[ \t]*struct[ \t]+[A-Za-z0-9_]+[ \t]*\{/ { start[++depth] = off; next }
 		line ~ /^[ \t]*\}/ {
-			if (depth == 1) { print "sizeof", off; exit }
+			if (depth == 1) { print "sizeof", off; found = 0; done = 1; next }
 			name = line
 			sub(/^[ \t]*\}[ \t]*/, "", name); sub(/[ \t]*;.*$/, "", name)
 			sub(/[ \t]*__attribute__.*$/, "", name)
@@ -171,12 +171,13 @@ layout() {
 			for (i = 1; i <= n; i++) if (w[i] != "") { if (t == "") t = w[i]; else if (v == "") v = w[i] }
 			if (t == "" || v == "") next
 			s = size_of(t)
-			if (s < 0) { print "error unknown type " t > "/dev/stderr"; exit 2 }
+			if (s < 0) { print "error unknown type " t > "/dev/stderr"; bad = 2; next }
 			count = 1
 			if (match(v, /\[[0-9]+\]/)) { count = substr(v, RSTART + 1, RLENGTH - 2); v = substr(v, 1, RSTART - 1) }
 			print v, off, s * count
 			off += s * count
-		}'
+		}
+		END { exit bad }'
 }
 
 # --- 1. virtio-blk: spec text vs the uapi header of the kernel series ---------
@@ -196,7 +197,7 @@ fi
 layout virtio_blk_config "$spec" > "$tmp/spec.layout"
 if [ "$hdr_state" = ok ]; then
 	layout virtio_blk_config "$hdr" > "$tmp/hdr.layout"
-	hbit=$(sed -nE 's/^#define[[:space:]]+VIRTIO_BLK_F_GROWTH[[:space:]]+([0-9]+).*/\1/p' "$hdr" | head -n 1)
+	hbit=$(sed -nE 's/^#define[[:space:]]+VIRTIO_BLK_F_GROWTH[[:space:]]+([0-9]+).*/\1/p' "$hdr" | first_line)
 	hsizeof=$(awk '$1 == "sizeof" { print $2 }' "$tmp/hdr.layout")
 	hafter=$(awk 'f && $1 != "sizeof" { printf "%s%s", s, $1; s = " " } $1 == "zoned" { f = 1 }' "$tmp/hdr.layout")
 fi
@@ -215,7 +216,7 @@ vcheck() {
 	esac
 }
 
-sbit=$(sed -nE 's/^\\item\[VIRTIO_BLK_F_GROWTH \(([0-9]+)\)\].*/\1/p' "$spec" | head -n 1)
+sbit=$(sed -nE 's/^\\item\[VIRTIO_BLK_F_GROWTH \(([0-9]+)\)\].*/\1/p' "$spec" | first_line)
 vcheck virtio_feature_bit_spec "$sbit" "${hbit:-}" "\\item[VIRTIO_BLK_F_GROWTH (N)] in ${spec#"$top"/} vs #define in $uapi"
 
 for f in "$design" "$cover" "$guide"; do
@@ -233,22 +234,22 @@ for fld in "${virtio_fields[@]}"; do
 	[ "$hdr_state" = ok ] && h=$(awk -v n="$fld" '$1 == n { print $2 "/" $3 }' "$tmp/hdr.layout")
 	s=$(awk -v n="$fld" '$1 == n { print $2 "/" $3 }' "$tmp/spec.layout")
 	vcheck "virtio_listing_offset_$fld" "$s" "$h" "offset/size from the struct listing in ${spec#"$top"/}"
-	t=$(sed -nE 's/^\\field\{'"$fld"'\} & ([0-9]+) & ([0-9]+) \\\\.*/\1\/\2/p' "$spec" | head -n 1)
+	t=$(sed -nE 's/^\\field\{'"$fld"'\} & ([0-9]+) & ([0-9]+) \\\\.*/\1\/\2/p' "$spec" | first_line)
 	vcheck "virtio_table_offset_$fld" "$t" "$h" "offset/size from the offset table in ${spec#"$top"/}"
 done
 
 vcheck virtio_listing_sizeof "$(awk '$1 == "sizeof" { print $2 }' "$tmp/spec.layout")" "${hsizeof:-}" \
 	"size of struct virtio_blk_config from the listing in ${spec#"$top"/}"
-ssize=$(sed -nE 's/.*space of at least ([0-9]+) bytes.*/\1/p' "$spec" | head -n 1)
+ssize=$(sed -nE 's/.*space of at least ([0-9]+) bytes.*/\1/p' "$spec" | first_line)
 [ -n "$ssize" ] || ssize=$(tr '\n' ' ' < "$spec" | sed -nE 's/.*space of at least ([0-9]+) bytes.*/\1/p')
 vcheck virtio_config_size_spec "$ssize" "${hsizeof:-}" "configuration space size in ${spec#"$top"/}"
-dsize=$(tr '\n' ' ' < "$design" | grep -oE 'configuration space is [0-9]+ bytes' | grep -oE '[0-9]+' | head -n 1 || true)
+dsize=$(tr '\n' ' ' < "$design" | grep -oE 'configuration space is [0-9]+ bytes' | grep -oE '[0-9]+' | first_line || true)
 vcheck virtio_config_size_design "$dsize" "${hsizeof:-}" "configuration space size in ${design#"$top"/}"
 
 # Offsets in prose: design.md names each field, the cover mail lists the three.
 doffs=""
 for fld in "${virtio_fields[@]}"; do
-	o=$(tr '\n' ' ' < "$design" | grep -oE "\`$fld\` \((offset )?[0-9]+\)" | grep -oE '[0-9]+' | head -n 1 || true)
+	o=$(tr '\n' ' ' < "$design" | grep -oE "\`$fld\` \((offset )?[0-9]+\)" | grep -oE '[0-9]+' | first_line || true)
 	doffs+="${doffs:+ }${o:-?}"
 done
 coffs=$(tr '\n' ' ' < "$cover" | grep -oE 'offsets [0-9]+, [0-9]+ and [0-9]+' | grep -oE '[0-9]+' | tr '\n' ' ' | sed 's/ $//' || true)
@@ -294,7 +295,7 @@ elif ! qhdr=$(patched_header qemu "$qhpath" "${qseries[@]}"); then
 else
 	layout virtio_blk_config "$qhdr" > "$tmp/qhdr.layout"
 	summary() { # summary LAYOUT HEADER: "bit N name@offset/size... sizeof N"
-		printf 'bit %s' "$(sed -nE 's/^#define[[:space:]]+VIRTIO_BLK_F_GROWTH[[:space:]]+([0-9]+).*/\1/p' "$2" | head -n 1)"
+		printf 'bit %s' "$(sed -nE 's/^#define[[:space:]]+VIRTIO_BLK_F_GROWTH[[:space:]]+([0-9]+).*/\1/p' "$2" | first_line)"
 		for fld in "${virtio_fields[@]}"; do
 			awk -v n="$fld" '$1 == n { printf " %s@%s/%s", $1, $2, $3 }' "$1"
 		done
@@ -340,7 +341,7 @@ hexnorm() {
 # layout table (a check inside the document, needs no series).
 for fld in MINIMUM_CAPACITY MAXIMUM_CAPACITY CAPACITY_GRANULARITY PAGE_LENGTH; do
 	words=${fld//_/ }
-	row=$(grep -E "^\| [0-9]+-[0-9]+ \| $words \| [0-9]+ \|" "$t10" | head -n 1 || true)
+	row=$(grep -E "^\| [0-9]+-[0-9]+ \| $words \| [0-9]+ \|" "$t10" | first_line || true)
 	sum=$(echo "$row" | awk -F'|' '$2 != "" { gsub(/ /, "", $2); gsub(/ /, "", $4); split($2, r, "-"); print r[1] "-" r[2] ((r[2] - r[1] + 1 == $4) ? "" : " (length column " $4 ")") }')
 	expect "scsi_summary_matches_layout_$fld" "$sum" "$(tfield "$fld")" "summary table vs layout table in ${t10#"$top"/}"
 done
@@ -348,14 +349,14 @@ done
 # The byte ranges, PAGE LENGTH and sense code design.md repeats, against table x and 4.3.
 dtext=$(tr '\n' ' ' < "$design")
 for fld in MINIMUM_CAPACITY MAXIMUM_CAPACITY CAPACITY_GRANULARITY; do
-	d=$(echo "$dtext" | grep -oE "${fld//_/ } \((bytes )?[0-9]+-[0-9]+\)" | grep -oE '[0-9]+-[0-9]+' | head -n 1 || true)
+	d=$(echo "$dtext" | grep -oE "${fld//_/ } \((bytes )?[0-9]+-[0-9]+\)" | grep -oE '[0-9]+-[0-9]+' | first_line || true)
 	expect "scsi_offset_${fld}_design" "$d" "$(tfield "$fld")" "byte range in ${design#"$top"/} vs table x"
 done
-d=$(echo "$dtext" | grep -oE 'PAGE LENGTH = [0-9A-F]+h' | grep -oE '[0-9A-F]+h' | tr -d h | head -n 1 || true)
+d=$(echo "$dtext" | grep -oE 'PAGE LENGTH = [0-9A-F]+h' | grep -oE '[0-9A-F]+h' | tr -d h | first_line || true)
 expect scsi_page_length_design "$d" "$(awk '$1 == "PAGE_LENGTH_VALUE" { print $2 }' "$tmp/t10.layout")" \
 	"PAGE LENGTH in ${design#"$top"/} vs table x"
 d=$(echo "$dtext" | grep -oE 'INQUIRY DATA HAS CHANGED \([0-9A-F]{2}h/[0-9A-F]{2}h\)' | grep -oE '[0-9A-F]{2}h/[0-9A-F]{2}h' |
-	tr -d h | tr 'A-F' 'a-f' | head -n 1 || true)
+	tr -d h | tr 'A-F' 'a-f' | first_line || true)
 ua=$(tr '\n' ' ' < "$t10" | grep -oE 'INQUIRY DATA HAS CHANGED \(ASC [0-9A-F]{2}h, ASCQ [0-9A-F]{2}h\)' |
 	grep -oE '[0-9A-F]{2}h' | tr -d 'h' | tr 'A-F' 'a-f' | paste -sd/ - || true)
 expect scsi_unit_attention_design "$d" "$ua" "ASC/ASCQ in ${design#"$top"/} vs 4.3 of the proposal"
@@ -372,7 +373,7 @@ added '^(hw/scsi/|include/hw/scsi/|scsi/|include/scsi/)' "${qseries[@]}" > "$qsc
 # matches REGEX (and not EXCLUDE).
 define_value() {
 	sed -nE 's/^[[:space:]]*#[[:space:]]*define[[:space:]]+([A-Za-z0-9_]+)[[:space:]]+\(?(0[xX][0-9a-fA-F]+|[0-9]+)\)?.*/\1 \2/p' "$1" |
-		awk -v re="$2" -v ex="${3:-^$}" 'toupper($1) ~ re && toupper($1) !~ ex { print $2; exit }'
+		awk -v re="$2" -v ex="${3:-^$}" '!d && toupper($1) ~ re && toupper($1) !~ ex { print $2; d = 1 }'
 }
 # be64_offsets FILE FUNCTIONS: "field first-last" for each 8-byte big-endian access by
 # one of FUNCTIONS (a regex) at an offset that is a sum of constants, #defined names and
@@ -431,16 +432,16 @@ scheck() {
 
 tcode=$(awk '$1 == "PAGE_CODE" { print $2 }' "$tmp/t10.layout")
 kcode=$(define_value "$kscsi" 'GROWTH' '(LEN|SIZE|OFF|MIN|MAX|INC|GRAN)')
-[ -n "$kcode" ] || kcode=$(grep -E -i 'growth' "$kscsi" | grep -oE '0[xX][bB][0-9a-fA-F]' | head -n 1 || true)
+[ -n "$kcode" ] || kcode=$(grep -E -i 'growth' "$kscsi" | grep -oE '0[xX][bB][0-9a-fA-F]' | first_line || true)
 scheck kernel scsi_page_code_kernel "$(hexnorm "$tcode")" "$(hexnorm "$kcode")" "PAGE CODE in table x vs the growth page #define"
 qcode=$(define_value "$qscsi" 'GROWTH' '(LEN|SIZE|OFF|MIN|MAX|INC|GRAN)')
-[ -n "$qcode" ] || qcode=$(grep -E -i 'case[[:space:]]+0[xX][0-9a-fA-F]+:.*growth' "$qscsi" | grep -oE '0[xX][0-9a-fA-F]+' | head -n 1 || true)
-[ -n "$qcode" ] || qcode=$(grep -E 'case[[:space:]]+0[xX][bB][0-9a-fA-F][[:space:]]*:' "$qscsi" | grep -oE '0[xX][0-9a-fA-F]+' | head -n 1 || true)
+[ -n "$qcode" ] || qcode=$(grep -E -i 'case[[:space:]]+0[xX][0-9a-fA-F]+:.*growth' "$qscsi" | grep -oE '0[xX][0-9a-fA-F]+' | first_line || true)
+[ -n "$qcode" ] || qcode=$(grep -E 'case[[:space:]]+0[xX][bB][0-9a-fA-F][[:space:]]*:' "$qscsi" | grep -oE '0[xX][0-9a-fA-F]+' | first_line || true)
 scheck qemu scsi_page_code_qemu "$(hexnorm "$tcode")" "$(hexnorm "$qcode")" "PAGE CODE in table x vs the VPD page the device emulates"
 
 # QEMU lists the page in the Supported VPD Pages page (a byte appended in page 0x00).
 qlisted=$(grep -E 'outbuf\[buflen\+\+\][[:space:]]*=[[:space:]]*0[xX][0-9a-fA-F]+' "$qscsi" | grep -i 'growth' |
-	grep -oE '0[xX][0-9a-fA-F]+' | head -n 1 || true)
+	grep -oE '0[xX][0-9a-fA-F]+' | first_line || true)
 scheck qemu scsi_page_listed_qemu "$(hexnorm "$tcode")" "$(hexnorm "$qlisted")" "PAGE CODE in table x vs the code QEMU lists in page 00h"
 
 # The page code named in the prose of every document.
@@ -470,7 +471,7 @@ scheck qemu scsi_page_length_qemu "$tlen" "$(awk '$1 == "PAGE_LENGTH" { print $2
 # (kernel) and the sense code QEMU raises.
 kua=$(added '^drivers/scsi/virtio_scsi\.c$' "${kseries[@]}" |
 	grep -oE 'asc == 0x[0-9a-fA-F]{2} && ascq == 0x[0-9a-fA-F]{2}' |
-	sed -E 's/asc == 0x(..) && ascq == 0x(..)/\1\/\2/' | tr 'A-F' 'a-f' | grep -xF -- "${ua:-none}" | head -n 1 || true)
+	sed -E 's/asc == 0x(..) && ascq == 0x(..)/\1\/\2/' | tr 'A-F' 'a-f' | grep -xF -- "${ua:-none}" | first_line || true)
 scheck kernel scsi_unit_attention_kernel "$ua" "$kua" "ASC/ASCQ in 4.3 vs a pair virtio_scsi newly rescans on"
 qua=$(awk '
 	tolower($0) ~ /inquiry/ { near = 4 }
@@ -517,8 +518,8 @@ done
 kall="$tmp/kernel.added"
 added '.' "${kseries[@]}" > "$kall"
 for f in "$design" "$guide"; do
-	d=$(grep -oE 'GROWTH_HINTS=[0-9]+' "$f" | sort -u | head -n 1 || true)
-	k=$(grep -oE '"GROWTH_HINTS=[0-9]+"' "$kall" | tr -d '"' | head -n 1 || true)
+	d=$(grep -oE 'GROWTH_HINTS=[0-9]+' "$f" | sort -u | first_line || true)
+	k=$(grep -oE '"GROWTH_HINTS=[0-9]+"' "$kall" | tr -d '"' | first_line || true)
 	scheck kernel "uevent_key_${f##*/}" "$d" "$k" "uevent environment in ${f#"$top"/} vs kobject_uevent_env()"
 done
 mapfile -t kopts < <(grep -oE 'CONFIG_[A-Z0-9_]*KUNIT[A-Z0-9_]*' "$guide" | sort -u)
@@ -540,7 +541,7 @@ done
 mapfile -t dparams < <({ grep -E '^modprobe scsi_debug' "$guide" | grep -oE '\bgrowth_[a-z_]+='
 	grep -oE '`growth_[a-z_]+`' "$guide"; } | tr -d '`=' | grep -v '_bytes$' | sort -u)
 for d in "${dparams[@]}"; do
-	k=$(grep -oE "module_param_named\($d," "$kall" | head -n 1 | sed -E 's/.*\(//; s/,$//' || true)
+	k=$(grep -oE "module_param_named\($d," "$kall" | first_line | sed -E 's/.*\(//; s/,$//' || true)
 	scheck kernel "scsi_debug_parameter_$d" "$d" "$k" "scsi_debug parameter in ${guide#"$top"/} vs module_param_named()"
 done
 
@@ -551,7 +552,7 @@ mapfile -t qprops < <(grep -oE 'DEFINE_PROP_SIZE\("[a-z-]*growth[a-z-]*"' "$qall
 for p in min-growth max-growth growth-increment; do
 	name="qemu_property_$p"
 	if [ ${#qseries[@]} -eq 0 ]; then skip "$name" "qemu series not yet present"; continue; fi
-	if ! printf '%s\n' "${qprops[@]}" | grep -qxF -- "$p"; then
+	if ! printf '%s\n' "${qprops[@]}" | matches -xF -- "$p"; then
 		fail "$name" "source missing: no DEFINE_PROP_SIZE(\"$p\", ...) in the qemu series"
 	elif ! grep -qF -- "$p=" "$guide"; then
 		fail "$name" "${guide#"$top"/} shows no command line with $p="

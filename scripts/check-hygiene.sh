@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Repository hygiene as KTAP: shellcheck, the patch series regenerate to the committed files,
-# checkpatch on both series, no download URLs in scripts.
+# checkpatch on both series, no download URLs in scripts, no pipeline that ends early.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cd "$top"
 tests=(shellcheck "kernel series regenerates" "qemu series regenerates" "kernel checkpatch --strict"
-	"qemu checkpatch" "no URLs in scripts")
+	"qemu checkpatch" "no URLs in scripts" "pipelines read all input")
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 n=0
@@ -81,7 +81,7 @@ checkpatch() { # checkpatch WHAT NAME OPTIONS...
 	else
 		local rc=0
 		(cd "$tree" && ./scripts/checkpatch.pl "$@" "${patches[@]}") >"$tmp/checkpatch-$what.log" 2>&1 || rc=$?
-		{ grep -E 'ERROR|WARNING|CHECK|total:' "$tmp/checkpatch-$what.log" || true; } | head -n 40 | diag
+		{ grep -E 'ERROR|WARNING|CHECK|total:' "$tmp/checkpatch-$what.log" || true; } | first_lines 40 | diag
 		result $rc "$name"
 	fi
 }
@@ -96,3 +96,9 @@ if [ -n "$urls" ]; then
 else
 	result 0 "no URLs in scripts"
 fi
+
+# 7. No pipeline depends on a reader that stops early (SIGPIPE under pipefail fails at random).
+rc=0
+python3 scripts/check-pipes.py "${files[@]}" > "$tmp/pipes.log" 2>&1 || rc=$?
+diag < "$tmp/pipes.log"
+result $rc "pipelines read all input"

@@ -37,7 +37,7 @@ for entry in "${commits[@]}"; do
 		echo "ok $n $what: $subject"
 	else
 		echo "# build failed, see $log:"
-		grep -E 'error|Error' "$log" | head -n 5 | sed 's/^/# /'
+		grep -E 'error|Error' "$log" | first_lines 5 | sed 's/^/# /'
 		echo "not ok $n $what: $subject"
 		failed=1
 	fi

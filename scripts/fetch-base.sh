@@ -52,7 +52,7 @@ order() {
 files_of() {
 	local p=$1 v=$2 uv
 	if [ "$what" = kernel ]; then
-		find . -maxdepth 1 -name "${p}_${v#*:}_*.deb" -printf '%f\n' | sort | head -n 1
+		find . -maxdepth 1 -name "${p}_${v#*:}_*.deb" -printf '%f\n' | sort | first_line
 	else
 		uv=${v#*:}
 		find . -maxdepth 1 \( -name "${p}_${uv%-*}.orig.tar.*" -o -name "${p}_${uv}.debian.tar.*" \) \

@@ -20,7 +20,7 @@ done
 meson_ok() {
 	local v
 	v=$(meson --version 2>/dev/null) || return 1
-	[ "$(printf '%s\n1.5\n' "$v" | sort -V | head -n 1)" = 1.5 ] && installed python3-pycotap
+	[ "$(printf '%s\n1.5\n' "$v" | sort -V | first_line)" = 1.5 ] && installed python3-pycotap
 }
 need_bpo=0
 meson_ok || need_bpo=1

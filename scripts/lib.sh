@@ -29,14 +29,20 @@ apt_mirror() {
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -r "$f" ] || continue
 		uri=$(awk '
-			/^[[:space:]]*$/ { if (u != "" && s !~ /-security/) { print u; exit } u = ""; s = "" }
+			function take() { if (r == "" && u != "" && s !~ /-security/) r = u; u = ""; s = "" }
+			/^[[:space:]]*$/ { take() }
 			/^URIs:/ { u = $2 }
 			/^Suites:/ { s = $0 }
-			END { if (u != "" && s !~ /-security/) print u }' "$f" | head -n 1)
+			END { take(); if (r != "") print r }' "$f")
 		[ -n "$uri" ] && { echo "$uri"; return; }
 	done
-	uri=$(grep -hE '^deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		grep -v -- '-security' | sed -E 's/\[[^]]*\]//' | awk '{ print $2; exit }')
+	local lists=()
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] && lists+=("$f")
+	done
+	uri=""
+	[ ${#lists[@]} -eq 0 ] || uri=$(awk '/^deb[[:space:]]/ && !/-security/ && r == "" {
+		sub(/\[[^]]*\]/, ""); r = $2 } END { if (r != "") print r }' "${lists[@]}")
 	[ -n "$uri" ] || die "no Debian mirror in /etc/apt/sources*; set GH_APT_MIRROR to one"
 	echo "$uri"
 }
@@ -83,7 +89,15 @@ papt() {
 }
 
 # BASE files are "key=value" lines.
-base_get() { sed -n "s/^$2=//p" "$1" | head -n 1; }
+base_get() { sed -n "/^$2=/{s///p;q}" "$1"; }
+
+# Pipelines never end early.  A reader that exits before its writer is done (head, grep -q,
+# awk with exit, sed with q) kills the writer with SIGPIPE, and "set -o pipefail" turns that
+# into a failure that depends on timing.  These read all their input; use them in pipelines,
+# and let the hygiene suite's pipe check find the others.
+first_line() { sed -n 1p; }				# the first line
+first_lines() { sed -n "1,${1}p"; }			# first_lines N: the first N lines
+matches() { grep -c "$@" >/dev/null; }		# matches [GREP-OPTS] PATTERN: a line matches
 
 sha256_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
 

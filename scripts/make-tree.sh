@@ -14,7 +14,7 @@ ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.inv
 base_repo() {
 	local files ver repo tmp f
 	files=$(bash "$top/scripts/fetch-base.sh" "$what")
-	ver=$(echo "$files" | head -n 1 | sed -E 's/\.(deb|orig\.tar\..*|debian\.tar\..*)$//')
+	ver=$(echo "$files" | first_line | sed -E 's/\.(deb|orig\.tar\..*|debian\.tar\..*)$//')
 	repo="$GH_CACHE/git/$ver"
 	mkdir -p "$GH_CACHE/git"
 	# One creator at a time: concurrent runs wait for the first to finish.
@@ -26,7 +26,7 @@ base_repo() {
 		tmp="$repo.tmp"
 		mkdir -p "$tmp"
 		if [ "$what" = kernel ]; then
-			dpkg-deb --fsys-tarfile "$dldir/$(echo "$files" | head -n 1)" |
+			dpkg-deb --fsys-tarfile "$dldir/$(echo "$files" | first_line)" |
 				tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
 				xz -dc | tar -x -C "$tmp" --strip-components=1
 		else

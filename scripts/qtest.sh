@@ -28,7 +28,7 @@ build_lock
 info "building qtests in $obj"
 ninja -C "$obj" qemu-system-x86_64 tests/qtest/qos-test tests/qtest/growth-hints-test \
 	>"$obj/qtest-build.log" 2>&1 ||
-	{ grep -E 'error|FAILED' "$obj/qtest-build.log" | head -n 30 >&2
+	{ grep -E 'error|FAILED' "$obj/qtest-build.log" | first_lines 30 >&2
 	  die "qtest build failed; see $obj/qtest-build.log"; }
 exec 9>&-
 

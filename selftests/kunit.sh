@@ -21,10 +21,10 @@ bash "$top/scripts/run-vm.sh" --kernel "$kernel" --qemu "$qemu" --dir "$work" --
 	--timeout "${GH_TIMEOUT:-600}" --test none >/dev/null 2>"$work/run-vm.err" || rc=$?
 
 # KTAP lines only: other kernel messages printed in between are dropped.
-ktap=$(tr -d '\r' < "$work/console.log" | sed -n '/^GH-START/q; s/^\[ *[0-9]*\.[0-9]*\] //p' |
+ktap=$(tr -d '\r' < "$work/console.log" | sed -n '/^GH-START/,$d; s/^\[ *[0-9]*\.[0-9]*\] //p' |
 	sed -n '/^KTAP version 1$/,$p' |
 	grep -E '^ *(KTAP version [0-9]+|1\.\.[0-9]+|(not )?ok [0-9]+|#)' || true)
-if [ -z "$ktap" ] || ! echo "$ktap" | grep -qE '^(not )?ok [0-9]+'; then
+if [ -z "$ktap" ] || ! echo "$ktap" | matches -E '^(not )?ok [0-9]+'; then
 	status=0
 	echo "KTAP version 1"
 	echo "1..1"
@@ -45,7 +45,7 @@ if [ -z "$ktap" ] || ! echo "$ktap" | grep -qE '^(not )?ok [0-9]+'; then
 	exit $status
 fi
 echo "$ktap"
-plan=$(echo "$ktap" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | head -n 1)
+plan=$(echo "$ktap" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | first_line)
 have=$(echo "$ktap" | grep -cE '^(not )?ok [0-9]+' || true)
 if [ -n "$plan" ] && [ "$have" -lt "$plan" ]; then
 	# The kernel stopped (or printed garbage) before finishing: the rest did not pass.
@@ -53,4 +53,4 @@ if [ -n "$plan" ] && [ "$have" -lt "$plan" ]; then
 		echo "not ok $i missing: the kernel printed no result (see $work/console.log)"
 	done
 fi
-! echo "$ktap" | grep -q '^not ok'
+! echo "$ktap" | matches '^not ok'

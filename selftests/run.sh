@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 if [ $list = 1 ]; then
 	for n in "${all[@]}"; do
-		printf '%-16s %s\n' "$n" "$(sed -n 's/^# Scenario: //p' "$here/scenarios/$n.sh" | head -n 1)"
+		printf '%-16s %s\n' "$n" "$(sed -n '/^# Scenario: /{s///p;q}' "$here/scenarios/$n.sh")"
 	done
 	exit 0
 fi
@@ -71,7 +71,7 @@ for n in "${names[@]}"; do
 	if [ "$rc" = 0 ] && [ "$total" -gt 0 ]; then
 		echo "ok $i $n"
 	elif [ "$rc" = 4 ]; then
-		reason=$(sed -n 's/^ok [0-9]* .* # SKIP //p' "$res" | head -n 1)
+		reason=$(sed -n '/^ok [0-9]* .* # SKIP /{s///p;q}' "$res")
 		echo "ok $i $n # SKIP ${reason:-no check could run}"
 	else
 		[ "$total" -gt 0 ] || echo "# $n: no results (exit status $rc)"

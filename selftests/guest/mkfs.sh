@@ -53,7 +53,7 @@ show() {
 		t_fail "$1 growth-mkfs show"
 		return 1
 	fi
-	diag "$1 $(growth-mkfs show "/dev/$2" 2>&1 | head -n 1)"
+	diag "$1 $(growth-mkfs show "/dev/$2" 2>&1 | sed -n 1p)"
 	return 0
 }
 

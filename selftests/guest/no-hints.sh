@@ -11,7 +11,7 @@ for serial in $(gh_param disks | tr ',' ' '); do
 	gh_check_hints "$serial" "$d" "0 0 0"
 	case "$d" in
 	sd*)
-		if sg_vpd --page=0x00 "/dev/$d" 2>/dev/null | grep -qi '0xbb'; then
+		if sg_vpd --page=0x00 "/dev/$d" 2>/dev/null | grep -ci '0xbb' >/dev/null; then
 			t_fail "$serial VPD page 0xbb not listed"
 		else
 			t_ok "$serial VPD page 0xbb not listed"

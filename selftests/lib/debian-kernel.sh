@@ -14,7 +14,7 @@ cache="$dldir/debian-kernel"
 mkdir -p "$cache" "$outdir"
 
 pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	sed -nE 's/^[[:space:]]*Depends: (linux-image-[0-9][^[:space:]]*-amd64)$/\1/p' | head -n 1)
+	sed -nE 's/^[[:space:]]*Depends: (linux-image-[0-9][^[:space:]]*-amd64)$/\1/p' | first_line)
 [ -n "$pkg" ] || die "apt knows no linux-image-amd64 dependency; check 'apt-cache depends linux-image-amd64'"
 deb=$(find "$cache" -maxdepth 1 -name "${pkg}_*.deb" | sort | tail -n 1)
 if [ -z "$deb" ]; then

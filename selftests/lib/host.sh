@@ -55,8 +55,8 @@ qom_get() { qmp qom-get "{\"path\": \"/machine/peripheral/$1\", \"property\": \"
 # qemu_has_hints: $GH_QEMU has the growth properties on virtio-blk-pci and scsi-hd.
 qemu_has_hints() {
 	local q=$GH_QEMU
-	"$q" -device virtio-blk-pci,help 2>/dev/null | grep -q 'max-growth' &&
-		"$q" -device scsi-hd,help 2>/dev/null | grep -q 'max-growth'
+	"$q" -device virtio-blk-pci,help 2>/dev/null | matches 'max-growth' &&
+		"$q" -device scsi-hd,help 2>/dev/null | matches 'max-growth'
 }
 # hint_props MIN MAX INC: the QEMU device properties for these values (bytes or 1G, 64T).
 hint_props() { echo "min-growth=$1,max-growth=$2,growth-increment=$3"; }
@@ -106,7 +106,7 @@ vm_results() {
 		return 0
 	fi
 	local bad
-	bad=$(tr -d '\r' < "$log" | grep -E 'WARNING:|BUG:|UBSAN|KASAN|Kernel panic|Oops' | head -n 5 || true)
+	bad=$(tr -d '\r' < "$log" | grep -E 'WARNING:|BUG:|UBSAN|KASAN|Kernel panic|Oops' | first_lines 5 || true)
 	if [ -n "$bad" ]; then
 		printf '%s\n' "$bad" | sed 's/^/# /'
 		h_fail "${prefix}kernel log clean"
