@@ -36,7 +36,7 @@ if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}
 fi
 targets=(blkid lsblk libblkid/libblkid.a sample-topology)
 # The tests' helpers (tests/commands.sh) that our suite's tests use.
-[ $tests = 0 ] || targets+=(test_blkid_growth)
+[ $tests = 0 ] || targets+=(test_blkid_topology)
 info "building ${targets[*]} in $obj"
 ninja -C "$obj" -j2 "${targets[@]}" >"$obj/build.log" 2>&1 ||
 	{ grep -E 'error|FAILED' "$obj/build.log" | first_lines 30 >&2; die "util-linux build failed; see $obj/build.log"; }
