@@ -46,15 +46,18 @@ selftest: build/kernel/Makefile
 	@$(S)/build-selftest.sh
 initramfs: tools selftest
 	@$(S)/build-initramfs.sh
+# growth-mkfs takes its hints from the series' libblkid once it is built (make util-linux).
+UL := $(CURDIR)/build/out/util-linux
+UL_BLKID := $(if $(wildcard $(UL)/lib/libblkid.a),BLKID_CFLAGS=-I$(UL)/include/blkid BLKID_LIBS=$(UL)/lib/libblkid.a)
 tools:
-	@$(MAKE) -s -C tools
+	@$(MAKE) -s -C tools $(UL_BLKID)
 tools-check:
-	@$(MAKE) -s -C tools check
+	@$(MAKE) -s -C tools check $(UL_BLKID)
 docs-check:
 	@$(S)/check-docs.sh
-# Build every patch of both series on its own (bisectability); ~15 min warm.
-check-series: build/kernel/Makefile build/qemu/configure
-	@$(S)/check-series.sh kernel qemu
+# Build every patch of every series on its own (bisectability); ~15 min warm.
+check-series: build/kernel/Makefile build/qemu/configure build/util-linux/meson.build
+	@$(S)/check-series.sh kernel qemu util-linux
 
 demo: deps
 	@$(S)/demo.sh

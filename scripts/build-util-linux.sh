@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Build what the project uses of the util-linux series: libblkid, blkid and lsblk (meson,
 # out of tree in build/util-linux-obj; the programs link libblkid statically, so they run
-# in the guest without the system's libblkid).  build-util-linux.sh [--tests]
+# in the guest without the system's libblkid).  build-util-linux.sh [--tests|--all]
 #   --tests  also the helper programs of the tree's own tests (scripts/test-util-linux.sh)
+#   --all    every target of the configuration (libraries, programs, samples, test programs):
+#            check-series builds each patch this way
 # Output: build/out/util-linux/{sbin/blkid,bin/lsblk,include/blkid/blkid.h,lib/libblkid.a}
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tests=0
-case "${1:-}" in
---tests) tests=1 ;;
-"") ;;
-*) die "unknown argument '$1' (usage: build-util-linux.sh [--tests])" ;;
+mode=${1:-}
+case "$mode" in
+--tests | --all | "") ;;
+*) die "unknown argument '$1' (usage: build-util-linux.sh [--tests|--all])" ;;
 esac
 src="$top/build/util-linux"
 obj="$top/build/util-linux-obj"
@@ -35,10 +36,13 @@ if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}
 	echo "${opts[*]}" > "$stamp"
 fi
 targets=(blkid lsblk libblkid/libblkid.a sample-topology)
-# The tests' helpers (tests/commands.sh) that our suite's tests use.
-[ $tests = 0 ] || targets+=(test_blkid_topology)
-info "building ${targets[*]} in $obj"
-ninja -C "$obj" -j2 "${targets[@]}" >"$obj/build.log" 2>&1 ||
+# The tests' helpers (tests/commands.sh) that our suite's tests use, once the series has them.
+if [ "$mode" = --tests ] && matches -F "'test_blkid_topology'" "$src/meson.build"; then
+	targets+=(test_blkid_topology)
+fi
+[ "$mode" != --all ] || targets=()
+info "building ${targets[*]:-everything} in $obj"
+ninja -C "$obj" -j2 ${targets[@]+"${targets[@]}"} >"$obj/build.log" 2>&1 ||
 	{ grep -E 'error|FAILED' "$obj/build.log" | first_lines 30 >&2; die "util-linux build failed; see $obj/build.log"; }
 
 rm -rf "$dest.new"
