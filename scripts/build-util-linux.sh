@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build what the project uses of the util-linux series: libblkid, blkid and lsblk (meson,
 # out of tree in build/util-linux-obj; the programs link libblkid statically, so they run
-# in the guest without the system's libblkid).  build-util-linux.sh [--tests|--all]
-#   --tests  also the helper programs of the tree's own tests (scripts/test-util-linux.sh)
+# in the guest without the system's libblkid), and the helper of the tree's tests that
+# scripts/test-util-linux.sh runs.  build-util-linux.sh [--all]
 #   --all    every target of the configuration (libraries, programs, samples, test programs):
 #            check-series builds each patch this way
 # Output: build/out/util-linux/{sbin/blkid,bin/lsblk,include/blkid/blkid.h,lib/libblkid.a}
@@ -11,8 +11,8 @@ set -euo pipefail
 
 mode=${1:-}
 case "$mode" in
---tests | --all | "") ;;
-*) die "unknown argument '$1' (usage: build-util-linux.sh [--tests|--all])" ;;
+--all | "") ;;
+*) die "unknown argument '$1' (usage: build-util-linux.sh [--all])" ;;
 esac
 src="$top/build/util-linux"
 obj="$top/build/util-linux-obj"
@@ -36,8 +36,8 @@ if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}
 	echo "${opts[*]}" > "$stamp"
 fi
 targets=(blkid lsblk libblkid/libblkid.a sample-topology)
-# The tests' helpers (tests/commands.sh) that our suite's tests use, once the series has them.
-if [ "$mode" = --tests ] && matches -F "'test_blkid_topology'" "$src/meson.build"; then
+# The tests' helper (tests/commands.sh) that our suite uses, once the series has it.
+if matches -F "'test_blkid_topology'" "$src/meson.build"; then
 	targets+=(test_blkid_topology)
 fi
 [ "$mode" != --all ] || targets=()

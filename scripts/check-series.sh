@@ -49,7 +49,7 @@ for what in "$@"; do
 	case "$what" in
 	kernel) bash "$top/scripts/build-kernel.sh" guest >/dev/null 2>&1 || true ;;
 	qemu) build_one qemu >/dev/null 2>&1 || true ;;
-	util-linux) bash "$top/scripts/build-util-linux.sh" --tests >/dev/null 2>&1 || true ;;
+	util-linux) bash "$top/scripts/build-util-linux.sh" >/dev/null 2>&1 || true ;;
 	esac
 done
 exit "$failed"
