@@ -35,7 +35,8 @@ if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}
 		{ tail -n 20 "$top/build/util-linux-setup.log" >&2; die "meson setup of util-linux failed; see $top/build/util-linux-setup.log"; }
 	echo "${opts[*]}" > "$stamp"
 fi
-targets=(blkid lsblk libblkid/libblkid.a sample-topology)
+# sample-partitions: for the tree's blkid/lowprobe-pt test
+targets=(blkid lsblk libblkid/libblkid.a sample-topology sample-partitions)
 # The tests' helper (tests/commands.sh) that our suite uses, once the series has it.
 if matches -F "'test_blkid_topology'" "$src/meson.build"; then
 	targets+=(test_blkid_topology)
