@@ -25,6 +25,7 @@ suites=(
 	"hygiene|scripts/check-hygiene.sh|bash scripts/check-hygiene.sh"
 	"docs|scripts/check-docs.sh|bash scripts/check-docs.sh"
 	"tools|tools/Makefile|make -s -C tools check"
+	"util-linux|scripts/test-util-linux.sh|bash scripts/test-util-linux.sh"
 	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
 	"kunit|selftests/kunit.sh|bash selftests/kunit.sh"
 	"scenarios|selftests/run.sh|bash selftests/run.sh"
@@ -59,6 +60,7 @@ if [ $build = 1 ]; then
 	[ $sanitize = 1 ] || step "building the kernel" make -s kernel
 	step "building the sanitizer kernel" make -s kernel-sanitize
 	step "building QEMU" make -s qemu
+	step "building libblkid, blkid and lsblk (util-linux)" make -s util-linux
 	step "building the tools" make -s tools
 	if [ -f scripts/build-selftest.sh ]; then
 		step "building the kselftest" bash scripts/build-selftest.sh

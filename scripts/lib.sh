@@ -88,6 +88,9 @@ papt() {
 	"$1" "${opts[@]}" "${@:2}"
 }
 
+# srcvar_of WHAT: the variable naming an existing tree to use as its base (UTIL_LINUX_SRC).
+srcvar_of() { local v=${1^^}; echo "${v//-/_}_SRC"; }
+
 # BASE files are "key=value" lines.
 base_get() { sed -n "/^$2=/{s///p;q}" "$1"; }
 
