@@ -54,7 +54,7 @@ tools:
 tools-check:
 	@$(MAKE) -s -C tools check $(UL_BLKID)
 docs-check:
-	@$(S)/check-docs.sh
+	@python3 $(S)/check-docs.py
 # Build every patch of every series on its own (bisectability); ~15 min warm.
 check-series: build/kernel/Makefile build/qemu/configure build/util-linux/meson.build
 	@$(S)/check-series.sh kernel qemu util-linux
