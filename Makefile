@@ -55,7 +55,7 @@ tools-check:
 	@$(MAKE) -s -C tools check $(UL_BLKID)
 docs-check:
 	@python3 $(S)/check-docs.py
-# Build every patch of every series on its own (bisectability); ~15 min warm.
+# Build every patch of every series on its own (bisectability); time: README.md.
 check-series: build/kernel/Makefile build/qemu/configure build/util-linux/meson.build
 	@$(S)/check-series.sh kernel qemu util-linux
 
