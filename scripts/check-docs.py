@@ -20,8 +20,8 @@ def result(ok, name, diag=()):
     results.append((ok, name, list(diag)))
 
 
-def read(path):
-    with open(os.path.join(TOP, path), encoding="utf-8") as f:
+def read(path):  # (built binaries in tools/ are read too: no decoding errors)
+    with open(os.path.join(TOP, path), encoding="utf-8", errors="replace") as f:
         return f.read()
 
 
@@ -231,8 +231,9 @@ for what, exist, head, regex in (("make check suites", suites, "Suite", r"check\
 # Identifiers with "growth" in them (functions, KUnit suites, module parameters, udev and
 # environment names, Kconfig options) exist in a series, the tools or the tests.
 corpus = "".join(read(p) for w in SERIES for p in SERIES[w]) + "".join(
-    read(p) for p in glob.glob(TOP + "/tools/**/*.[ch]", recursive=True) + glob.glob(TOP + "/selftests/**/*", recursive=True)
-    + glob.glob(TOP + "/scripts/*") if os.path.isfile(p) and not p.endswith("check-docs.py"))
+    read(p) for p in glob.glob(TOP + "/tools/**/*", recursive=True) + glob.glob(TOP + "/selftests/**/*", recursive=True)
+    + glob.glob(TOP + "/scripts/*") if os.path.isfile(p) and os.path.relpath(p, TOP) not in docs
+    and not p.endswith("check-docs.py"))
 diag = ["%s names %s, which is in no series, tool or test" % (d, n)
         for d, n in sorted(named(r"\b([A-Za-z0-9]+(?:_[A-Za-z0-9]+)+)\b"))
         if "growth" in n.lower() and re.sub(r"^CONFIG_", "", n) not in corpus]
