@@ -68,8 +68,9 @@ check: deps
 check-sanitize: deps
 	@$(S)/check.sh --sanitize
 
-bench: deps tools
+bench: deps tools kernel qemu initramfs
 	@$(S)/bench.sh
+	@$(S)/bench-io.sh
 
 clean:
 	rm -rf build

@@ -58,6 +58,10 @@ for p in "$out/growth_hints_test" "$top/tools/growth-mkfs" "$out/growth-mkfs" \
 	[ -x "$p" ] && copy_with_libs "$p"
 done
 
+# The guest's random-read load for make bench (static, like busybox).
+cc -O2 -Wall -static -o "$stage/bin/gh-randread" "$top/selftests/bench/randread.c" ||
+	die "building selftests/bench/randread.c failed"
+
 guest="$top/selftests/guest"
 install -m 0755 "$guest/lib/init" "$stage/init"
 install -m 0755 "$guest/lib/uevent" "$stage/sbin/gh-uevent"

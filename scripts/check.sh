@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make check: build what the tests need, run every suite, count the top-level KTAP results.
 # check.sh [--sanitize] [--no-build] [SUITE...]
-#   by default every suite, including the sanitizer ones (KUnit and the hostile and
-#               runtime-change scenarios on the KASAN/UBSAN kernel build/out/bzImage-sanitize)
+#   by default every suite, including the sanitizer ones (KUnit and the hostile,
+#               runtime-change, kselftest, storm, reset and unplug scenarios on the debug
+#               kernel build/out/bzImage-sanitize: KASAN, UBSAN, lockdep, hung tasks)
 #   --sanitize  only the sanitizer suites (make check-sanitize)
 #   --no-build  use the artifacts in build/out as they are
 # Each suite's KTAP goes to build/results/<suite>.tap (its stderr to <suite>.log).
@@ -32,7 +33,7 @@ suites=(
 )
 sanitize_suites=(
 	"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
-	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change"
+	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change kselftest storm reset unplug"
 )
 if [ $sanitize = 1 ]; then
 	suites=("${sanitize_suites[@]}")

@@ -102,6 +102,9 @@ args=(-accel tcg -machine "$machine" -m "$memory" -smp 1 -nodefaults -display no
 	-serial chardev:con
 	-chardev "pipe,id=ctl,path=$ctl" -serial chardev:ctl
 	-qmp "unix:$qmp,server=on,wait=off")
+# q35 hot-plugs through ACPI by default, which the test kernel lacks; use the root ports'
+# native (pciehp) hot-plug instead.
+[ "$machine" = pc ] || args+=(-global ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off)
 nvirtio=0 nscsi=0
 for spec in "${disks[@]}"; do
 	bus=${spec%%:*} size="" id="" serial="" file="" props=""
