@@ -124,7 +124,7 @@ def agree(fact, truth, claims):
     v = next(iter(truth.values()))
     wrong = [(c[0], c[1], c[2](v) if len(c) > 2 else v) for c in claims]
     wrong = [w for w in wrong if w[1] != w[2]]
-    result(not wrong, "%s is %s everywhere" % (fact, v), ["%s states %s, not %s" % w for w in wrong])
+    result(not wrong, "%s: %s everywhere" % (fact, v), ["%s states %s, not %s" % w for w in wrong])
 
 
 # virtio: the spec patch's listing hunk (context and added lines) and the members it adds.
@@ -184,18 +184,19 @@ result(not diag, "numbers are stated only in the proposals, cover letters and th
 
 # --- Names, both ways -----------------------------------------------------------------------
 def both_ways(what, exist, named, homes):
-    """named: {(document, name)}; homes: {title: text} that must name every existing one."""
+    """what: (one, many); named: {(document, name)}; homes: {title: text} naming every one."""
+    what, many = what
     diag = ["%s names %s '%s', which does not exist" % (d, what, n) for d, n in sorted(named) if n not in exist]
     diag += ["%s '%s' is not documented in %s" % (what, n, h) for n in sorted(exist) for h, t in homes.items()
              if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(n), t)]
-    result(exist and not diag, "%s: %d exist, each is documented, each one named exists" % (what, len(exist)), diag)
+    result(exist and not diag, "%s: %d exist, each is documented, each one named exists" % (many, len(exist)), diag)
 
 
 history = [d for d in docs if d.endswith("cover-letter.txt")]  # mails: they may name what v1 had
-named = lambda regex, skip=history: {(d, n) for d, t in docs.items() if d not in skip for n in find(regex, t)}
+named = lambda regex, skip=history: {(d, "".join(n)) for d, t in docs.items() if d not in skip for n in find(regex, t)}
 attrs = set(find(r'QUEUE_RO_ENTRY\(\w+,\s*"(\w+)"\)', kall)) | {"vpd_" + p for p in find(r"sdev_vpd_pg_attr\((pg\w+)\)", kall)}
 abi = "".join(t for d, t in docs.items() if d.startswith("kernel series: Documentation/ABI/"))
-both_ways("sysfs attributes", attrs, named(r"\b(?!blkid_)([a-z_]*growth[a-z_]*_bytes|vpd_pg[0-9a-f]{2})\b", []),
+both_ways(("sysfs attribute", "sysfs attributes"), attrs, named(r"\b(?!blkid_)([a-z_]*growth[a-z_]*_bytes|vpd_pg[0-9a-f]{2})\b|queue/([a-z_]*growth\w*)", []),
           {GUIDE: guide, "the kernel series' ABI text (queue/)": abi + " ".join(a for a in attrs if "vpd" in a)})
 props = set(find(r'DEFINE_PROP_\w+\("([a-z-]*growth[a-z-]*)"', qall))
 qmp = set(find(r"'command':\s*'([a-z-]*growth[a-z-]*)'", qall))
@@ -203,13 +204,13 @@ suites = set(find(r'^\s*"([a-z-]+)\|', read("scripts/check.sh")))
 scenarios = {os.path.basename(p)[:-3] for p in glob.glob(TOP + "/selftests/scenarios/*.sh")}
 others = suites | scenarios | {os.path.basename(p)[:-2] for p in glob.glob(TOP + "/tools/*.c")} | {
     os.path.basename(p)[:-2] for p in ADDED["qemu"] if p.startswith("tests/qtest/")}
-both_ways("QEMU properties and QMP commands", props | qmp,
+both_ways(("QEMU property or QMP command", "QEMU properties and QMP commands"), props | qmp,
           {(d, n) for d, n in named(r"(?<![\w./-])([a-z0-9]+(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z])")
            if "growth" in n and n not in others and not any(n.startswith(o + "-") for o in others)}, {GUIDE: guide, "the QEMU series' rst": "".join(
                t for d, t in docs.items() if d.startswith("qemu series: docs/"))})
 options = set(find(r'"(--[a-z][a-z-]+)"', read("tools/growth-mkfs.c"))) - {"--help", "--version"}
 manual = "tools/man/growth-mkfs.8" if "tools/man/growth-mkfs.8" in docs else "tools/README.md"
-both_ways("growth-mkfs options", options, {(d, o) for d, c in named(r"growth-mkfs((?: +[^\s`|]+)+)")
+both_ways(("growth-mkfs option", "growth-mkfs options"), options, {(d, o) for d, c in named(r"growth-mkfs((?: +[^\s`|]+)+)")
                                           for o in find(r"(?<![\w-])(--[a-z][a-z-]+)", c.split(" -- ")[0])},
           {manual: docs.get(manual, "")})
 
@@ -223,8 +224,8 @@ def commands(regex):  # the names that end the command lines regex matches
     return {(d, n) for d, c in named(regex, []) for n in re.search(r"((?:\s[a-z][a-z0-9-]*)*)$", c).group(1).split()}
 
 
-for what, exist, head, regex in (("make check suites", suites, "Suite", r"check\.sh((?: [-\w./]+)+)"),
-                                 ("scenarios", scenarios, "Scenario", r"selftests/run\.sh((?: [-\w./]+)+)")):
+for what, exist, head, regex in ((("suite", "make check suites"), suites, "Suite", r"check\.sh((?: [-\w./]+)+)"),
+                                 (("scenario", "scenarios"), scenarios, "Scenario", r"selftests/run\.sh((?: [-\w./]+)+)")):
     both_ways(what, exist, commands(regex) | {(GUIDE, n) for n in table(head)},
               {GUIDE + " (table)": " ".join(table(head))})
 
