@@ -70,6 +70,8 @@ def compile_listing(what, header, paths, members, after):
                   if all(x.returncode == 0 for x in f)), None)
     if not files:
         return "no base of %s (build/%s or %s/git): run 'make %s-tree'" % (what, what, CACHE, what)
+    if not shutil.which("cc"):
+        return "no C compiler (cc): install gcc"
     d = tempfile.mkdtemp(prefix="gh-docs-")
     try:
         for p, f in zip(paths, files):
