@@ -54,8 +54,8 @@ tools:
 tools-check:
 	@$(MAKE) -s -C tools check $(UL_BLKID)
 docs-check:
-	@$(S)/check-docs.sh
-# Build every patch of every series on its own (bisectability); ~15 min warm.
+	@python3 $(S)/check-docs.py
+# Build every patch of every series on its own (bisectability); time: README.md.
 check-series: build/kernel/Makefile build/qemu/configure build/util-linux/meson.build
 	@$(S)/check-series.sh kernel qemu util-linux
 

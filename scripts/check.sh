@@ -24,7 +24,7 @@ done
 # suite name | script that must exist | command
 suites=(
 	"hygiene|scripts/check-hygiene.sh|bash scripts/check-hygiene.sh"
-	"docs|scripts/check-docs.sh|bash scripts/check-docs.sh"
+	"docs|scripts/check-docs.py|python3 scripts/check-docs.py"
 	"tools|tools/Makefile|make -s -C tools check"
 	"util-linux|scripts/test-util-linux.sh|bash scripts/test-util-linux.sh"
 	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
