@@ -4,7 +4,9 @@
  * under a temporary directory.  KTAP version 1 on stdout; exit 1 on failure.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -1010,6 +1012,463 @@ static void t_cli(struct t *t)
 	CHECK_HAS(t, err, "bad size");
 }
 
+/* ---- defects found in review (issue 13): each case failed before its fix ---- */
+
+/* A stand-in mkfs: a shell script with BODY; its path in path. */
+static void fake_mkfs(struct t *t, const char *name, const char *body, char *path, size_t len)
+{
+	FILE *f;
+
+	sfmt(path, len, "%s/%s", t->dir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		diag(t, "create %s: %s", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	chmod(path, 0755);
+}
+
+/* The number after "KEY": in JSON text; UINT64_MAX if absent. */
+static uint64_t json_u64(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	sfmt(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	if (!p)
+		return UINT64_MAX;
+	return strtoull(p + strlen(pat), NULL, 10);
+}
+
+/* Occurrences of NEEDLE in HAY. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* The fixture's device directory: beside its sysfs root ("<case>/dev"). */
+static void dev_dir(struct t *t, char *buf, size_t len)
+{
+	sfmt(buf, len, "%s/dev", t->dir);
+	mkdirs(t, buf);
+}
+
+static uint32_t crc32_ieee(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint32_t c = 0xffffffffu;
+	size_t i;
+	int k;
+
+	for (i = 0; i < len; i++) {
+		c ^= p[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+static void le32(unsigned char *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void le64(unsigned char *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * A sparse disk image of SECTORS 512-byte sectors with a GPT (128 entries,
+ * primary and backup) holding N partitions [first, last] (inclusive LBAs).
+ */
+static void write_gpt(struct t *t, const char *path, uint64_t sectors, const uint64_t (*parts)[2],
+		      int n)
+{
+	unsigned char mbr[512], hdr[512], ents[128 * 128];
+	int fd, i, k;
+
+	memset(mbr, 0, sizeof(mbr));
+	memset(ents, 0, sizeof(ents));
+	/* protective MBR */
+	mbr[446 + 4] = 0xee;
+	le32(mbr + 446 + 8, 1);
+	le32(mbr + 446 + 12, sectors - 1 > 0xffffffffULL ? 0xffffffffu : (uint32_t)(sectors - 1));
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	for (i = 0; i < n; i++) {
+		unsigned char *e = ents + 128 * i;
+
+		for (k = 0; k < 16; k++) {
+			e[k] = (unsigned char)(0x11 + k);		/* type: any non-zero GUID */
+			e[16 + k] = (unsigned char)(0x40 + 16 * i + k);	/* unique GUID */
+		}
+		le64(e + 32, parts[i][0]);
+		le64(e + 40, parts[i][1]);
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)(sectors * 512)) < 0) {
+		diag(t, "gpt image %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (k = 0; k < 2; k++) {	/* 0: primary, 1: backup */
+		uint64_t my = k ? sectors - 1 : 1, alt = k ? 1 : sectors - 1;
+		uint64_t entlba = k ? sectors - 33 : 2;
+
+		memset(hdr, 0, sizeof(hdr));
+		memcpy(hdr, "EFI PART", 8);
+		le32(hdr + 8, 0x00010000);
+		le32(hdr + 12, 92);
+		le64(hdr + 24, my);
+		le64(hdr + 32, alt);
+		le64(hdr + 40, 34);
+		le64(hdr + 48, sectors - 34);
+		for (i = 0; i < 16; i++)
+			hdr[56 + i] = (unsigned char)(0xa0 + i);
+		le64(hdr + 72, entlba);
+		le32(hdr + 80, 128);
+		le32(hdr + 84, 128);
+		le32(hdr + 88, crc32_ieee(ents, sizeof(ents)));
+		le32(hdr + 16, crc32_ieee(hdr, 92));
+		if (pwrite(fd, hdr, 512, (off_t)(my * 512)) != 512 ||
+		    pwrite(fd, ents, sizeof(ents), (off_t)(entlba * 512)) != (ssize_t)sizeof(ents))
+			diag(t, "gpt write: %s", strerror(errno));
+	}
+	if (pwrite(fd, mbr, 512, 0) != 512)
+		diag(t, "mbr write: %s", strerror(errno));
+	close(fd);
+}
+
+/*
+ * GPT: a 20 GiB disk that may grow to 100 GiB, partitions vda1 [1 MiB, 1 GiB)
+ * and vda2 from 1 GiB to the last 1 MiB boundary before the backup GPT.  vda2
+ * has nothing after it but the backup area and alignment: it may grow by the
+ * disk's headroom; vda1 reports max = its size.
+ */
+static void t_gpt_last_partition(struct t *t)
+{
+	const uint64_t n = 20 * GiB / 512, last = ((n - 34) / 2048) * 2048 - 1;
+	const uint64_t parts[2][2] = { { 2048, GiB / 512 - 1 }, { GiB / 512, last } };
+	char dev[PATH_MAX], img[PATH_MAX * 2], out[8192], err[4096];
+	char *show2[] = { "--sysfs-root", t->root, "--json", "show", "vda2", NULL };
+	char *show1[] = { "--sysfs-root", t->root, "--json", "show", "vda1", NULL };
+	uint64_t tail = (n - 1 - last) * 512;
+	int rc;
+
+	disk(t, "vda", n, "0", "107374182400", "1073741824");
+	part(t, "vda", "vda1", parts[0][0], parts[0][1] - parts[0][0] + 1);
+	part(t, "vda", "vda2", parts[1][0], parts[1][1] - parts[1][0] + 1);
+	dev_dir(t, dev, sizeof(dev));
+	sfmt(img, sizeof(img), "%s/vda", dev);
+	write_gpt(t, img, n, parts, 2);
+
+	rc = run_tool(t, NULL, show2, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_HAS(t, out, "\"source\":\"sysfs\"");
+	CHECK_U64(t, json_u64(out, "max"), 100 * GiB - GiB - tail);
+	CHECK_U64(t, json_u64(out, "min"), (last + 1) * 512 - GiB);
+	rc = run_tool(t, NULL, show1, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_HAS(t, out, "\"source\":\"sysfs\"");
+	CHECK_U64(t, json_u64(out, "max"), GiB - MiB);
+}
+
+/* mke2fs keeps only the last -E: ours and the user's become one. */
+static void t_user_E_merged(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "--max", "1T", "mkfs", "-t", "ext4", "vdb", "--",
+			 "-E", "lazy_itable_init=1", NULL };
+
+	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vdb", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_EXT4='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, count_of(out, "argv: ") == 1);
+	CHECK(t, count_of(strstr(out, "argv: ") ? strstr(out, "argv: ") : out, " -E ") == 1);
+	CHECK_HAS(t, out, "resize=268435456");
+	CHECK_HAS(t, out, "lazy_itable_init=1");
+}
+
+/* -E resize= is in the filesystem's blocks: with -b 1024 four times as many. */
+static void t_resize_in_fs_blocks(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "--max", "1T", "mkfs", "-t", "ext4", "vdb", "--",
+			 "-b", "1024", NULL };
+
+	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vdb", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_EXT4='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, "resize=1073741824");
+}
+
+/* XFS AG size: stripe alignment, -d size=, and options that set the AG count. */
+static void t_xfs_agsize_constraints(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *json[] = { "--sysfs-root", t->root, "--json", "mkfs-args", "-t", "xfs", "vdc", NULL };
+	char *su[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", "--", "-d",
+		       "su=192k,sw=2", NULL };
+	char *size[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", "--", "-d",
+			 "size=5g", NULL };
+	char *conc[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", "--", "-d",
+			 "concurrency=4", NULL };
+	uint64_t ag;
+	const char *p;
+
+	/* a device with a 192 KiB x 2 stripe: the AG size is a multiple of the
+	 * unit, not of the width (mkfs.xfs warns about that) */
+	disk(t, "vdc", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	hint_attr(t, "vdc", "minimum_io_size", "196608\n");
+	hint_attr(t, "vdc", "optimal_io_size", "393216\n");
+	CHECK(t, run_tool(t, NULL, json, out, sizeof(out), err, sizeof(err)) == 0);
+	ag = json_u64(out, "agsize");
+	CHECK(t, ag != UINT64_MAX && ag % 196608 == 0 && ag % 393216 != 0);
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	CHECK(t, run_tool(t, env, su, out, sizeof(out), err, sizeof(err)) == 0);
+	p = strstr(out, "agsize=");
+	CHECK(t, p != NULL);
+	if (p) {
+		uint64_t v;
+
+		CHECK(t, gh_parse_size(strndupa(p + 7, strcspn(p + 7, " ,")), &v) == 0 &&
+			 v % 196608 == 0 && v % 393216 != 0);
+	}
+	/* -d size=5g: the filesystem is 5 GiB, so is its largest first AG */
+	CHECK(t, run_tool(t, env, size, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, "agsize=5104m");
+	/* -d concurrency= sets the AG count: no agsize of ours */
+	CHECK(t, run_tool(t, env, conc, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strstr(out, "agsize="));
+}
+
+/* ext4: no meta_bg up front; the target stops below 2^32 inodes. */
+static void t_ext4_growth_format(struct t *t)
+{
+	char out[8192], err[4096];
+	char *ten[] = { "--sysfs-root", t->root, "--max", "10T", "--json", "mkfs-args", "-t",
+			"ext4", "vda", NULL };
+	char *sixty4[] = { "--sysfs-root", t->root, "--max", "64T", "--json", "mkfs-args", "-t",
+			   "ext4", "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	CHECK(t, run_tool(t, NULL, ten, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strstr(out, "meta_bg,") && !strstr(out, "^resize_inode"));
+	/* 16 KiB per inode: 2^32 inodes at 64 TiB; the last group cannot be added */
+	CHECK(t, run_tool(t, NULL, sixty4, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_U64(t, json_u64(out, "final"), 64 * TiB - 128 * MiB);
+	CHECK_HAS(t, out, "2^32 inodes");
+}
+
+/* Devices too small for the plan: no -J size=0, no XFS plan below 300 MB. */
+static void t_tiny_devices(struct t *t)
+{
+	char out[8192], err[4096];
+	char *e4[] = { "--sysfs-root", t->root, "--max", "100G", "mkfs-args", "-t", "ext4", "vda",
+		       NULL };
+	char *x[] = { "--sysfs-root", t->root, "--max", "10G", "mkfs-args", "-t", "xfs", "vdb",
+		      NULL };
+
+	disk(t, "vda", 4 * MiB / 512, NULL, NULL, NULL);
+	disk(t, "vdb", 200 * MiB / 512, NULL, NULL, NULL);
+	CHECK(t, run_tool(t, NULL, e4, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strstr(out, "size=0"));
+	CHECK(t, run_tool(t, NULL, x, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_STR(t, out, "\n");
+}
+
+/* --min/--max/--increment get the kernel's checks; --min or --increment alone
+ * on a disk without hints does not make it "will not grow". */
+static void t_override_rules(struct t *t)
+{
+	char out[8192], err[4096];
+	char *inc[] = { "--sysfs-root", t->root, "--increment", "3000", "show", "vda", NULL };
+	char *mn[] = { "--sysfs-root", t->root, "--min", "20G", "--max", "100G", "show", "vda",
+		       NULL };
+	char *mult[] = { "--sysfs-root", t->root, "--max", "100G", "--increment", "3G", "show",
+			 "vda", NULL };
+	char *alone[] = { "--sysfs-root", t->root, "--increment", "1G", "mkfs-args", "-t", "ext4",
+			  "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	CHECK(t, run_tool(t, NULL, inc, out, sizeof(out), err, sizeof(err)) == 1);
+	CHECK_HAS(t, err, "not a multiple");
+	CHECK(t, run_tool(t, NULL, mn, out, sizeof(out), err, sizeof(err)) == 1);
+	CHECK_HAS(t, err, "disk size");
+	CHECK(t, run_tool(t, NULL, mult, out, sizeof(out), err, sizeof(err)) == 1);
+	CHECK_HAS(t, err, "multiples of increment");
+	CHECK(t, run_tool(t, NULL, alone, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_STR(t, out, "\n");
+}
+
+/* gh_probe(NULL, ...) reads /sys with no table; it must not crash. */
+static void t_probe_null_config(struct t *t)
+{
+	char err[GH_ERR_MAX];
+	struct dirent *de;
+	struct gh_hints h;
+	int st = 0, n = 0;
+	pid_t pid;
+	DIR *d;
+
+	pid = fork();
+	if (pid == 0) {
+		/* every block device of this machine, then no device at all */
+		d = opendir("/sys/class/block");
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.' && ++n)
+				gh_probe(NULL, de->d_name, &h, err, sizeof(err));
+		if (d)
+			closedir(d);
+		gh_probe(NULL, NULL, &h, err, sizeof(err));
+		_exit(0);
+	}
+	CHECK(t, pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(t, WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (WIFSIGNALED(st))
+		diag(t, "gh_probe(NULL, ...) died of signal %d", WTERMSIG(st));
+}
+
+/* mkfs --json: stdout is the JSON object alone; mkfs's output goes to stderr. */
+static void t_mkfs_json_clean(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "--json", "mkfs", "-t", "xfs", "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, out[0] == '{' && count_of(out, "\n") == 1 && strstr(out, "}\n"));
+	CHECK_HAS(t, err, "argv: ");
+}
+
+/* mkfs killed by a signal: 128 + the signal, as a shell reports it. */
+static void t_mkfs_signal_status(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	fake_mkfs(t, "fake-mkfs", "kill -TERM $$", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 128 + 15);
+}
+
+/* --sysfs-root with a bare name: the device node is the one beside that sysfs
+ * (ROOT/../dev/NAME), never the host's /dev/NAME; none there: a usage error. */
+static void t_sysfs_root_bare_name(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096], node[PATH_MAX * 2];
+	char *mkfs[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", NULL };
+	char *mkfs2[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vdb", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	disk(t, "vdb", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	sfmt(node, sizeof(node), "%s/dev/vda\n", t->dir);
+	fake_mkfs(t, "fake-mkfs", "for a; do d=$a; done; echo \"device: $d\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, node);
+	CHECK(t, run_tool(t, env, mkfs2, out, sizeof(out), err, sizeof(err)) == 2);
+	CHECK(t, !strstr(out, "device: "));
+}
+
+/* Bad hints or a bad table: mkfs still runs, with its defaults and a warning. */
+static void t_mkfs_falls_back(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 4], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "mkfs", "-t", "ext4", "vda", NULL };
+	char *mkfs2[] = { "--sysfs-root", t->root, "mkfs", "-t", "ext4", "sda", NULL };
+	char *show[] = { "--sysfs-root", t->root, "show", "vda", NULL };
+	const char *db;
+
+	disk(t, "vda", 10 * GiB / 512, "0", "lots", "1073741824");
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "sda", "vendor", "ACME\n");
+	dev_attr(t, "sda", "model", "Disk\n");
+	db = table(t, "bad.hwdb", "growth:scsi:v*\n GROWTH_MIN 1G\n");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	table(t, "dev/sda", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_EXT4='%s' GROWTH_HINTS_DB='%s'", fake, db);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, "argv: /");
+	CHECK_HAS(t, err, "warning");
+	CHECK(t, run_tool(t, env, mkfs2, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, "argv: /");
+	CHECK_HAS(t, err, "warning");
+	/* show still says what is wrong */
+	CHECK(t, run_tool(t, env, show, out, sizeof(out), err, sizeof(err)) == 1);
+}
+
+/* A table record is a guess: no inode ratio, AG count or log size from it. */
+static void t_table_is_a_guess(struct t *t)
+{
+	char out[8192], err[4096];
+	char *e4[] = { "--sysfs-root", t->root, "mkfs-args", "-t", "ext4", "sda", NULL };
+	char *x[] = { "--sysfs-root", t->root, "mkfs-args", "-t", "xfs", "sda", NULL };
+
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "sda", "vendor", "Google\n");
+	dev_attr(t, "sda", "model", "PersistentDisk\n");
+	CHECK(t, run_tool(t, NULL, e4, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strstr(out, "-T ") && !strstr(out, "-i ") && !strstr(out, "-J "));
+	CHECK(t, run_tool(t, NULL, x, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_STR(t, out, "\n");
+}
+
+/* --final: an explicit target (image builders) and --version. */
+static void t_final_and_version(struct t *t)
+{
+	char out[8192], err[4096];
+	char *fin[] = { "--sysfs-root", t->root, "--final", "8T", "--json", "mkfs-args", "-t",
+			"ext4", "vdb", NULL };
+	char *ver[] = { "--version", NULL };
+
+	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
+	CHECK(t, run_tool(t, NULL, fin, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_U64(t, json_u64(out, "final"), 8 * TiB);
+	CHECK_U64(t, json_u64(out, "inode_ratio"), 32768);
+	CHECK(t, run_tool(t, NULL, ver, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strncmp(out, "growth-mkfs ", 12));
+}
+
 /* ---- runner ------------------------------------------------------------- */
 
 static const struct {
@@ -1043,6 +1502,20 @@ static const struct {
 	{ "plan_huge_values", t_huge },
 	{ "plan_user_options_win", t_user_args },
 	{ "cli_show_mkfs_args_mkfs", t_cli },
+	{ "gpt_last_partition_inherits", t_gpt_last_partition },
+	{ "mkfs_user_E_merged_with_ours", t_user_E_merged },
+	{ "mkfs_resize_in_filesystem_blocks", t_resize_in_fs_blocks },
+	{ "xfs_agsize_stripe_size_concurrency", t_xfs_agsize_constraints },
+	{ "ext4_no_meta_bg_inode_limit", t_ext4_growth_format },
+	{ "tiny_devices", t_tiny_devices },
+	{ "override_validation", t_override_rules },
+	{ "probe_null_config", t_probe_null_config },
+	{ "mkfs_json_stdout_clean", t_mkfs_json_clean },
+	{ "mkfs_signal_exit_status", t_mkfs_signal_status },
+	{ "sysfs_root_bare_name_device", t_sysfs_root_bare_name },
+	{ "mkfs_falls_back_on_bad_hints", t_mkfs_falls_back },
+	{ "table_hints_are_a_guess", t_table_is_a_guess },
+	{ "final_target_and_version", t_final_and_version },
 };
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
