@@ -87,6 +87,7 @@ static int populate(const char *dir, uint64_t seed, long part, long nparts, long
 
 	if (part < 1 || part > nparts || ndirs < 1)
 		return 2;
+	mkdir_p(dir);
 	for (i = 0; i < to; i++) {
 		size_t n = file_size(&s);
 		long d = i % ndirs;

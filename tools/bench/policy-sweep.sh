@@ -10,6 +10,9 @@
 #   xfs-repair   10 TiB XFS made with 10, 1026, 2048, 4096 AGs: xfs_repair -n (default and -P)
 #   ext4-reserve 10 GiB ext4 grown offline to 10 TiB: mke2fs defaults, -E resize, meta_bg up front,
 #                made at 10 TiB with 16 and 32 KiB per inode: e2fsck -fn and mount
+#   grown-log    10 GiB grown to 1 TiB as make bench grows it (200000 files in 8 parts, fill to
+#                99%, 8 steps), log / journal of mkfs's default and of the 1 TiB default, and
+#                made at 1 TiB: metadata workload (2 threads), 3 times per filesystem
 # Prints a Markdown table: median, min and max of RUNS (default 5) fresh filesystems.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -134,5 +137,49 @@ ext4-reserve)
 		stats "$name: mount (s)" "${b[@]}"
 	done
 	;;
-*) die "usage: policy-sweep.sh xfs-ag|xfs-log|ext4-journal|xfs-repair|ext4-reserve [RUNS]" ;;
+grown-log)
+	header "grown from 10 GiB to 1 TiB, $runs filesystems each, metadata workload 3 times on each"
+	for v in "ext4:made at 1 TiB (journal 1 GiB):1T:" "ext4:grown, journal 64 MiB (default):10G:" \
+		"ext4:grown, journal 1 GiB:10G:-J size=1024" "xfs:made at 1 TiB (log 512 MiB):1T:" \
+		"xfs:grown, agsize 8960m, log 64 MiB (default):10G:-d agsize=8960m" \
+		"xfs:grown, agsize 8960m, log 512 MiB:10G:-d agsize=8960m -l size=512m"; do
+		IFS=: read -r fs name size opts <<< "$v"
+		m=()
+		for _ in $(seq 1 "$runs"); do
+			fresh "$size"
+			# shellcheck disable=SC2086 # opts is a list of options
+			if [ "$fs" = xfs ]; then mkfs.xfs -q -f $opts "$dev"; else mkfs.ext4 -q -F $opts "$dev"; fi
+			mnt_fs "$fs"
+			"$helper" populate "$mnt/tree" 1 1 9 200000 2000 >/dev/null
+			k=1 cur=$((10 << 30))
+			for g in 18G 32G 56G 100G 178G 316G 562G 1T; do
+				# fill to 99% of the size the disk has at this step (made at 1 TiB: the same bytes)
+				read -r tot av < <(df -B1 --output=size,avail "$mnt" | tail -n 1)
+				want=$((cur * 99 / 100 - (tot - av)))
+				[ "$want" -le 0 ] || fallocate -l "$want" "$mnt/fill.$k"
+				case $g in *T) cur=$((${g%T} << 40)) ;; *) cur=$((${g%G} << 30)) ;; esac
+				if [ "$size" != 1T ]; then
+					truncate -s "$g" "$img"
+					losetup -c "$dev"
+					if [ "$fs" = xfs ]; then
+						xfs_growfs "$mnt" >/dev/null
+					else
+						umount "$mnt"
+						resize2fs -f "$dev" >/dev/null 2>&1
+						mnt_fs ext4
+					fi
+				fi
+				k=$((k + 1))
+				"$helper" populate "$mnt/tree" 1 "$k" 9 200000 2000 >/dev/null
+			done
+			umount "$mnt"
+			drop
+			mnt_fs "$fs"
+			for _ in 1 2 3; do m+=("$("$helper" meta "$mnt" 2 40000)"); done
+			umount "$mnt"
+		done
+		stats "$fs $name: metadata, 2 threads (s)" "${m[@]}"
+	done
+	;;
+*) die "usage: policy-sweep.sh xfs-ag|xfs-log|ext4-journal|xfs-repair|ext4-reserve|grown-log [RUNS]" ;;
 esac
