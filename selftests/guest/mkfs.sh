@@ -281,6 +281,25 @@ else
 	t_fail "${ts:-table disk} present"
 fi
 
+# The udev rule and hwdb fragment (tools/udev), when the initramfs has udevadm and them:
+# "udevadm test" runs the rules on each disk; ID_GROWTH_SOURCE says where the values came from.
+# udev_props DISK: the ID_GROWTH_* lines udevadm test prints for it, sorted, on one line.
+udev_props() {
+	udevadm test --action=add "/sys/class/block/$1" 2>/dev/null | sed -n 's/^ID_GROWTH_/&/p' |
+		sort | tr '\n' ' ' | sed 's/ $//'
+}
+if command -v udevadm >/dev/null && [ -e /etc/udev/rules.d/60-growth-hints.rules ]; then
+	t_eq "$hs udev: device hints" "$(udev_props "$hd")" \
+		"ID_GROWTH_INCREMENT_BYTES=$hinc ID_GROWTH_MAX_BYTES=$hmax ID_GROWTH_MIN_BYTES=$hmin ID_GROWTH_SOURCE=device"
+	if [ -n "${td:-}" ]; then
+		t_eq "$ts udev: table record" "$(udev_props "$td")" \
+			"ID_GROWTH_INCREMENT_BYTES=$((1 << 30)) ID_GROWTH_MAX_BYTES=$((64 << 40)) ID_GROWTH_MIN_BYTES=$((10 << 30)) ID_GROWTH_SOURCE=table"
+	fi
+	t_eq "$cs udev: nothing" "$(udev_props "$cd")" ""
+else
+	t_skip "udev rule" "no udevadm and 60-growth-hints.rules in the initramfs"
+fi
+
 # The control disk: no hints, so growth-mkfs adds nothing and mkfs makes its defaults.
 gh_check_hints "$cs" "$cd" "0 0 0"
 if show "$cs" "$cd"; then
