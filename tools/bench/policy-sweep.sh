@@ -16,6 +16,7 @@
 # Prints a Markdown table: median, min and max of RUNS (default 5) fresh filesystems.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
 sweep=${1:-}
@@ -99,9 +100,10 @@ ext4-journal)
 	;;
 xfs-repair)
 	header "10 TiB XFS, empty, $runs runs each"
-	for ag in 1t 10224m 5g 2560m; do
+	for ag in "(mkfs default)" "-d agsize=8960m" "-d agsize=5g" "-d agsize=2560m"; do
 		fresh 10T
-		mkfs.xfs -q -f -d agsize=$ag "$dev"
+		# shellcheck disable=SC2046 # the options, or none
+		mkfs.xfs -q -f $([ "${ag#(}" = "$ag" ] && echo "$ag") "$dev"
 		n=$(xfs_db -r -c 'sb 0' -c 'p agcount' "$dev" | awk '{ print $3 }')
 		a=() b=() c=()
 		for _ in $(seq 1 "$runs"); do
@@ -109,15 +111,15 @@ xfs-repair)
 			drop; b+=("$(secs xfs_repair -n -P "$dev")")
 			drop; c+=("$(secs mount "$dev" "$mnt")"); umount "$mnt"
 		done
-		stats "$n AGs of $ag: xfs_repair -n (s)" "${a[@]}"
-		stats "$n AGs of $ag: xfs_repair -n -P (s)" "${b[@]}"
-		stats "$n AGs of $ag: mount (s)" "${c[@]}"
+		stats "$n AGs, $ag: xfs_repair -n (s)" "${a[@]}"
+		stats "$n AGs, $ag: xfs_repair -n -P (s)" "${b[@]}"
+		stats "$n AGs, $ag: mount (s)" "${c[@]}"
 	done
 	;;
 ext4-reserve)
 	header "ext4 at 10 TiB, empty, $runs runs each"
 	for v in "defaults, grown:10G:" "-E resize=2684354560 (10 TiB), grown:10G:-E resize=2684354560" \
-		"meta_bg up front, grown:10G:-O meta_bg,^resize_inode" "made at 10 TiB (big: 32 KiB per inode):10T:" \
+		"meta_bg up front, grown:10G:-O meta_bg,^resize_inode" "made at 10 TiB (type big, 32 KiB per inode):10T:" \
 		"made at 10 TiB, 16 KiB per inode:10T:-T default"; do
 		IFS=: read -r name size opts <<< "$v"
 		a=() b=()
@@ -140,8 +142,10 @@ ext4-reserve)
 grown-log)
 	header "grown from 10 GiB to 1 TiB, $runs filesystems each, metadata workload 3 times on each"
 	for v in "ext4:made at 1 TiB (journal 1 GiB):1T:" "ext4:grown, journal 64 MiB (default):10G:" \
-		"ext4:grown, journal 1 GiB:10G:-J size=1024" "xfs:made at 1 TiB (log 512 MiB):1T:" \
+		"ext4:grown, journal 320 MiB:10G:-J size=320" "ext4:grown, journal 1 GiB:10G:-J size=1024" \
+		"xfs:made at 1 TiB (log 512 MiB):1T:" \
 		"xfs:grown, agsize 8960m, log 64 MiB (default):10G:-d agsize=8960m" \
+		"xfs:grown, agsize 8960m, log 320 MiB:10G:-d agsize=8960m -l size=320m" \
 		"xfs:grown, agsize 8960m, log 512 MiB:10G:-d agsize=8960m -l size=512m"; do
 		IFS=: read -r fs name size opts <<< "$v"
 		m=()
@@ -156,6 +160,7 @@ grown-log)
 				# fill to 99% of the size the disk has at this step (made at 1 TiB: the same bytes)
 				read -r tot av < <(df -B1 --output=size,avail "$mnt" | tail -n 1)
 				want=$((cur * 99 / 100 - (tot - av)))
+				[ "$want" -le $((av - tot / 100)) ] || want=$((av - tot / 100))
 				[ "$want" -le 0 ] || fallocate -l "$want" "$mnt/fill.$k"
 				case $g in *T) cur=$((${g%T} << 40)) ;; *) cur=$((${g%G} << 30)) ;; esac
 				if [ "$size" != 1T ]; then
