@@ -439,7 +439,7 @@ static int udev_hints(const struct gh_config *cfg, const char *diskdir, struct g
 	fclose(f);
 	if (!table || have != 7)
 		return 1;
-	if (check_hints(v[0], v[1], v[2], 0, 0, "udev ID_GROWTH_* properties", dev, err,
+	if (check_hints(v[0], v[1], v[2], 0, v[0], "udev ID_GROWTH_* properties", dev, err,
 			errlen) < 0)
 		return -1;
 	if (v[1] < h->disk_size) {

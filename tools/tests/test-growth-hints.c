@@ -1510,6 +1510,47 @@ static void t_final_and_version(struct t *t)
 	CHECK(t, !strncmp(out, "growth-mkfs ", 12));
 }
 
+/* udev's database: a table record the rule matched (ID_GROWTH_SOURCE=table); a
+ * device entry is not taken from there (sysfs is the device's word). */
+static void t_udev_db(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 1);
+	struct gh_hints h;
+	char rel[PATH_MAX];
+
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	put(t, "devices/virtual/block/sda/dev", "8:0\n");
+	dev_attr(t, "sda", "vendor", "ACME\n");
+	dev_attr(t, "sda", "model", "Disk\n");
+	sfmt(rel, sizeof(rel), "run/udev/data/b8:0");
+	table(t, rel, "S:disk/by-id/x\nE:ID_SERIAL=x\nE:ID_GROWTH_MIN_BYTES=1073741824\n"
+		      "E:ID_GROWTH_MAX_BYTES=2199023255552\nE:ID_GROWTH_INCREMENT_BYTES=1073741824\n"
+		      "E:ID_GROWTH_SOURCE=table\n");
+	if (probe_ok(t, &c, "sda", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_TABLE);
+	CHECK_U64(t, h.max, 2 * TiB);
+	CHECK_HAS(t, h.origin, "udev database");
+	/* the same values marked as the device's: not used, the table finds nothing */
+	disk(t, "sdb", 10 * GiB / 512, NULL, NULL, NULL);
+	put(t, "devices/virtual/block/sdb/dev", "8:16\n");
+	dev_attr(t, "sdb", "vendor", "ACME\n");
+	dev_attr(t, "sdb", "model", "Disk\n");
+	table(t, "run/udev/data/b8:16", "E:ID_GROWTH_MIN_BYTES=0\nE:ID_GROWTH_MAX_BYTES=2199023255552\n"
+					"E:ID_GROWTH_INCREMENT_BYTES=1073741824\nE:ID_GROWTH_SOURCE=device\n");
+	if (probe_ok(t, &c, "sdb", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+	/* a table record whose max is below the disk: ignored */
+	disk(t, "sdc", 10 * GiB / 512, NULL, NULL, NULL);
+	put(t, "devices/virtual/block/sdc/dev", "8:32\n");
+	table(t, "run/udev/data/b8:32", "E:ID_GROWTH_MIN_BYTES=0\nE:ID_GROWTH_MAX_BYTES=1073741824\n"
+					"E:ID_GROWTH_INCREMENT_BYTES=1073741824\nE:ID_GROWTH_SOURCE=table\n");
+	if (probe_ok(t, &c, "sdc", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+}
+
 /* ---- runner ------------------------------------------------------------- */
 
 static const struct {
@@ -1557,6 +1598,7 @@ static const struct {
 	{ "mkfs_falls_back_on_bad_hints", t_mkfs_falls_back },
 	{ "table_hints_are_a_guess", t_table_is_a_guess },
 	{ "final_target_and_version", t_final_and_version },
+	{ "udev_database_table_record", t_udev_db },
 };
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
