@@ -124,8 +124,9 @@ out.append(
     "variant of a run replays the fill of the defaults variant. %s runs, a fresh filesystem each; "
     "cell = median ratio to the filesystem made at F in the same run (min-max over the runs) and "
     "the median raw value; above 1 is worse. fsck: `xfs_repair -n` / `e2fsck -fn` (caches "
-    "dropped); mount: caches dropped; metadata: gh-bench meta, %s threads, %s files "
-    "create+1 KiB write / syncfs / stat / unlink / syncfs; streaming write: %s, fsync; free "
+    "dropped; the median of up to 3 while they take under 2 s); mount: caches dropped, the "
+    "median of 5; metadata: gh-bench meta, %s threads, %s files create+1 KiB write / syncfs / "
+    "stat / unlink / syncfs, the median of 3; streaming write: %s, fsync; free "
     "space and free inodes: `df` after the growth (ratio = reference / variant). XFS grown "
     "online with xfs_growfs; ext4 grown %s. Load average before -> after: %s. Tools: %s."
     % ("BENCH_QUICK=1 make bench" if par.get("quick") == "1" else "make bench",
