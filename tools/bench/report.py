@@ -231,22 +231,27 @@ for i, fs in enumerate(fss):
             ax.errorbar(x, med, yerr=[lo, hi], fmt=style, capsize=3, label=NAMES[var])
         ax.axhline(1, color="grey", lw=0.8, label="made at F")
         ax.set_xscale("log")
-        ax.set_yscale("log")
+        vals = [cells[(fs, f, v, key)][k] for f in finals for v in ("defaults", "policy")
+                for k in (1, 2) if (fs, f, v, key) in cells]
+        wide = vals and max(vals) / max(min(vals), 1e-9) > 4
+        if wide:
+            ax.set_yscale("log")
         ax.set_xticks(xs)
         ax.set_xticklabels(finals, fontsize=7)
         ax.xaxis.set_minor_locator(ticker.NullLocator())
-        plain = ticker.FuncFormatter(lambda v, _: "%g" % v)
-        ax.yaxis.set_major_formatter(plain)
-        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+        if wide:
+            plain = ticker.FuncFormatter(lambda v, _: "%g" % v)
+            ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(plain)
+            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
         ax.tick_params(labelsize=7)
         ax.set_title("%s: %s" % (fs, label), fontsize=9)
-        if j == 0:
-            ax.set_ylabel("cost ratio to made at F", fontsize=8)
         if i == len(fss) - 1:
             ax.set_xlabel("final size F", fontsize=8)
-        lo_, hi_ = ax.get_ylim()
-        if hi_ / max(lo_, 1e-9) < 4:
+        if not wide:
+            lo_, hi_ = ax.get_ylim()
             ax.set_ylim(min(lo_, 0.8), max(hi_, 1.25))
+        ax.set_ylabel("cost ratio (log)" if wide else "cost ratio", fontsize=7)
 axes[0][0].legend(fontsize=7)
 fig.suptitle("growth-mkfs regret matrix: start %s, ceiling %s (median of %s runs, bars: min-max)"
              % (start, par.get("ceiling"), par.get("runs")), fontsize=10)
