@@ -9,10 +9,11 @@
 # the disk grows, plus fallocated fill).  Measured: fsck, mount, a metadata workload with as
 # many threads as cores, a streaming write, free space and free inodes; each as a ratio to
 # the reference of the same run.
-# Root only (loop devices on sparse files under build/bench).  Not part of make check.
+# Root only (loop devices on sparse files under build/bench).  Not part of make check; make
+# bench runs it (then scripts/bench-io.sh); alone: make tools && scripts/bench.sh.
 # Output: build/bench/results.md, build/bench/regret.png, build/bench/raw.tsv.
-# For numbers worth keeping, hold the build lock for the whole run (nobody builds meanwhile):
-#   flock ~/.cache/growth-hints/build.lock make bench
+# It holds the build lock while it runs, so nobody builds meanwhile; a caller that already
+# holds it says so: GH_BUILD_LOCK_HELD=1 flock ~/.cache/growth-hints/build.lock make bench
 # Knobs: BENCH_QUICK=1 (a 5-minute subset: F in {10G, 1T}, smaller population), BENCH_START
 # (10G), BENCH_CEILING (64T), BENCH_FINALS ("10G 100G 1T 10T"), BENCH_RUNS (3), BENCH_STEPS
 # (8 growth steps at most), BENCH_FILES (200000), BENCH_DIRS (2000), BENCH_SEED, BENCH_META
@@ -72,6 +73,7 @@ for f in $finals; do
 done
 
 mkdir -p "$bench"
+build_lock # a benchmark: nothing else heavy may run meanwhile
 mnt="$bench/mnt"
 img="$bench/image"
 dev=""

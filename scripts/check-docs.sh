@@ -4,8 +4,8 @@
 # result per fact; exits 1 if any fact differs or a source the series should have is
 # missing.  A fact whose source belongs to a series that has no patches yet is skipped.
 #
-# GH_KERNEL_PATCHES / GH_QEMU_PATCHES name other patch directories (for trying the
-# check against a series that is not exported yet).
+# GH_KERNEL_PATCHES / GH_QEMU_PATCHES / GH_UTIL_LINUX_PATCHES name other patch directories
+# (for trying the check against a series that is not exported yet).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +18,7 @@ design="$doc/design.md"
 guide="$doc/user-guide.md"
 kpatches="${GH_KERNEL_PATCHES:-$top/kernel/patches}"
 qpatches="${GH_QEMU_PATCHES:-$top/qemu/patches}"
+upatches="${GH_UTIL_LINUX_PATCHES:-$top/util-linux/patches}"
 uapi=include/uapi/linux/virtio_blk.h
 
 for f in "$spec" "$cover" "$t10" "$design" "$guide"; do
@@ -69,6 +70,7 @@ series_patches() {
 }
 mapfile -t kseries < <(series_patches "$kpatches")
 mapfile -t qseries < <(series_patches "$qpatches")
+mapfile -t useries < <(series_patches "$upatches")
 
 # added FILE-REGEX PATCH...: the lines the patches add to files matching FILE-REGEX,
 # without the leading '+'.
@@ -503,9 +505,21 @@ else
 		else fail "sysfs_${n}_is_a_queue_attribute" "source missing: no \"$n\" attribute added to block/blk-sysfs.c"; fi
 	done
 fi
-# Every growth attribute name the documents use must be in the ABI (catches typos).
+# Every growth attribute name the documents use must be in the ABI (catches typos); the
+# libblkid getters (blkid_topology_get_*) must be symbols the util-linux series exports.
+mapfile -t usyms < <(added '^libblkid/src/libblkid\.sym$' "${useries[@]}" |
+	sed -nE 's/^[[:space:]]+(blkid_[a-z_]+);$/\1/p' | sort -u)
+for f in "$design" "$guide"; do
+	used=$(grep -oE '\bblkid_topology_get_[a-z_]*grow[a-z_]*\b' "$f" | sort -u || true)
+	[ -n "$used" ] || continue
+	name="libblkid_getters_used_in_${f##*/}_exist"
+	if [ ${#useries[@]} -eq 0 ]; then skip "$name" "util-linux series not yet present"; continue; fi
+	unknown=$(comm -23 <(echo "$used") <(printf '%s\n' "${usyms[@]}") | tr '\n' ' ')
+	if [ -z "$unknown" ]; then pass "$name"
+	else fail "$name" "not in libblkid.sym of the util-linux series: $unknown"; fi
+done
 for f in "$design" "$guide" "$t10" "$cover"; do
-	used=$(grep -oE '\b[a-z_]*grow[a-z_]*_bytes?\b' "$f" | sort -u || true)
+	used=$(grep -oE '\b[a-z_]*grow[a-z_]*_bytes?\b' "$f" | grep -v '^blkid_topology_get_' | sort -u || true)
 	[ -n "$used" ] || continue
 	name="sysfs_names_used_in_${f##*/}_exist"
 	if [ ${#kseries[@]} -eq 0 ]; then skip "$name" "kernel series not yet present"; continue; fi

@@ -5,7 +5,7 @@
  * backup area at the disk's end takes.
  */
 #define _GNU_SOURCE
-#include <blkid/blkid.h>
+#include <blkid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
