@@ -456,20 +456,27 @@ static int udev_hints(const struct gh_config *cfg, const char *diskdir, struct g
 	return 0;
 }
 
-/* Alignment a partitioning tool may leave after the last partition. */
+/* Alignment a partitioning tool may leave after the last partition: 1 MiB,
+ * or the optimal I/O size if larger (what the util-linux series uses too). */
 #define PART_ALIGN (1ULL << 20)
 
-/* A partition: what may follow it on its disk (POLICY.md, "Partitions"). */
+/*
+ * A partition: what may follow it on its disk (POLICY.md, "Partitions").
+ * The last partition gets max = disk max - start - tail and min = disk min -
+ * start - tail (0 if the disk's min lies before that); every other one
+ * max = its size, min = 0.  The disk's increment either way.
+ */
 static void partition_hints(const struct gh_config *cfg, const char *diskdir, struct gh_hints *h)
 {
 	char dir[PATH_MAX], path[PATH_MAX * 2], why[GH_ERR_MAX] = "", after[GH_NAME_MAX] = "";
-	uint64_t end = h->start + h->size, allowed = 0, s;
+	uint64_t end = h->start + h->size, allowed = 0, s, grain, max_size = 0;
 	struct gh__ptable pt;
 	struct dirent *de;
-	int found = 0, i;
+	int found = 0, primary = 1, i;
 	DIR *d;
 
 	h->tail = h->disk_size - end;
+	grain = h->io_opt > PART_ALIGN ? h->io_opt : PART_ALIGN;
 	/* Any partition the kernel knows that starts at or after our end. */
 	d = opendir(diskdir);
 	while (d && (de = readdir(d))) {
@@ -488,31 +495,43 @@ static void partition_hints(const struct gh_config *cfg, const char *diskdir, st
 	if (gh__read_ptable(path, &pt, why, sizeof(why)) == 0) {
 		fmt(h->pttype, sizeof(h->pttype), "%s", pt.type);
 		for (i = 0; i < pt.n; i++) {
-			if (pt.start[i] == h->start)
+			if (pt.start[i] == h->start) {
 				found = 1;
-			else if (pt.start[i] >= end && !after[0])
+				primary = pt.primary[i];
+			} else if (pt.start[i] >= end && !after[0]) {
 				fmt(after, sizeof(after), "another partition at byte %llu",
 				    (unsigned long long)pt.start[i]);
+			}
 		}
-		allowed = pt.backup_bytes + PART_ALIGN;
+		allowed = pt.backup_bytes + grain;
+		max_size = pt.max_size;
 		if (!found) {
 			fmt(why, sizeof(why), "the %s table on %s has no partition at byte %llu",
 			    pt.type, path, (unsigned long long)h->start);
 			allowed = 0;
+		} else if (!primary) {
+			fmt(after, sizeof(after), "its extended partition");
 		}
 	}
 
 	if (!after[0] && h->tail <= allowed && h->max >= h->disk_size) {
 		/* The partition gets the disk's headroom. */
+		uint64_t disk_min = h->min;
+
 		h->max = h->max - h->start - h->tail;
-		h->min = h->size;
+		if (max_size && h->max > max_size)
+			h->max = max_size > h->size ? max_size : h->size;
+		h->min = disk_min > h->start + h->tail ? disk_min - h->start - h->tail : 0;
+		if (h->min > h->max)
+			h->min = h->max;
 		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
 		    "; last partition of %s (%s, %llu bytes after it): inherits its headroom",
 		    h->disk, h->pttype[0] ? h->pttype : "table not read",
 		    (unsigned long long)h->tail);
 		return;
 	}
-	h->min = h->max = h->size;
+	h->max = h->size;
+	h->min = 0;
 	if (after[0])
 		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
 		    "; %s follows it on %s: will not grow", after, h->disk);

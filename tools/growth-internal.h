@@ -34,9 +34,11 @@ GH_INTERNAL int gh__table_hints(const struct gh_config *cfg, const char *root,
 struct gh__ptable {
 	char type[16];		/* "gpt", "dos", ... */
 	uint64_t backup_bytes;	/* GPT: backup header and entries at the disk's end */
+	uint64_t max_size;	/* largest partition it can describe (MBR: 2^32-1 sectors), 0: no limit */
 	int n;
 	uint64_t start[128];	/* bytes */
 	uint64_t size[128];
+	int primary[128];	/* not a logical partition of an extended one */
 };
 
 /* 0 with a table, 1 without one (or none readable: why in err), -1 never. */

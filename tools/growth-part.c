@@ -87,10 +87,13 @@ int gh__read_ptable(const char *path, struct gh__ptable *pt, char *err, size_t e
 			continue;
 		pt->start[pt->n] = (uint64_t)s * 512;
 		pt->size[pt->n] = (uint64_t)z * 512;
+		pt->primary[pt->n] = blkid_partition_is_primary(par);
 		pt->n++;
 	}
 	if (!strcmp(pt->type, "gpt"))
 		pt->backup_bytes = gpt_backup_bytes(fd, sector ? sector : 512);
+	if (!strcmp(pt->type, "dos"))
+		pt->max_size = 0xffffffffULL * (sector ? sector : 512);
 	blkid_free_probe(pr);
 	close(fd);
 	return 0;

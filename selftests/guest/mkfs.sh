@@ -235,10 +235,14 @@ if [ -n "$gs" ] && gd=$(gh_disk "$gs"); then
 			t_eq "$gs ${gd}2 source, table type" "$(j source "$SHOW") $(j pttype "$SHOW")" "sysfs gpt"
 			t_eq "$gs ${gd}2 max = disk max - start - tail" "$(j max "$SHOW")" \
 				"$((hmax - p2start - tail))"
-			t_eq "$gs ${gd}2 min = its size" "$(j min "$SHOW")" "$p2size"
+			# min: the disk's min less the start and the tail, 0 if that lies before them
+			p2min=0
+			[ "$hmin" -le $((p2start + tail)) ] || p2min=$((hmin - p2start - tail))
+			t_eq "$gs ${gd}2 min = disk min - start - tail, or 0" "$(j min "$SHOW")" "$p2min"
 		fi
 		if show "$gs ${gd}1" "${gd}1"; then
-			t_eq "$gs ${gd}1 max = its size (will not grow)" "$(j max "$SHOW")" "$p1size"
+			t_eq "$gs ${gd}1 max = its size, min 0 (will not grow)" \
+				"$(j max "$SHOW") $(j min "$SHOW")" "$p1size 0"
 		fi
 		if mkfs_xfs "$gs ${gd}2" "${gd}2"; then
 			t_eq "$gs ${gd}2 xfs planned for the partition's max" "$(j final "$XJ")" \

@@ -256,6 +256,6 @@ axes[0][0].legend(fontsize=7)
 fig.suptitle("growth-mkfs regret matrix: start %s, ceiling %s (median of %s runs, bars: min-max)"
              % (start, par.get("ceiling"), par.get("runs")), fontsize=10)
 fig.tight_layout()
-fig.savefig(os.path.join(bench, "regret.png"), dpi=90)
+fig.savefig(os.path.join(bench, "regret.png"), dpi=90, metadata={"Software": None})
 if not math.isfinite(max(v[0] for v in cells.values())):
     print("report.py: some ratios are not finite", file=sys.stderr)

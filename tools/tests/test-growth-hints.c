@@ -309,7 +309,7 @@ static void t_part_at_end(struct t *t)
 	CHECK_U64(t, h.size, 19 * GiB);
 	CHECK_U64(t, h.start, GiB);
 	CHECK_U64(t, h.disk_size, 20 * GiB);
-	CHECK_U64(t, h.min, 19 * GiB);
+	CHECK_U64(t, h.min, 0);		/* the disk's min 0 lies before its start */
 	CHECK_U64(t, h.max, 99 * GiB);
 	CHECK_U64(t, h.increment, GiB);
 	CHECK(t, h.source == GH_SOURCE_SYSFS);
@@ -326,7 +326,7 @@ static void t_part_not_at_end(struct t *t)
 		return;
 	CHECK(t, h.source == GH_SOURCE_SYSFS);
 	CHECK_U64(t, h.max, GiB - MiB);
-	CHECK_U64(t, h.min, GiB - MiB);
+	CHECK_U64(t, h.min, 0);
 	CHECK_HAS(t, h.origin, "vda2 follows it on vda: will not grow");
 	if (probe_ok(t, &c, "vda2", &h))
 		return;
@@ -410,7 +410,7 @@ static void t_table_virtio_dmi(struct t *t)
 	CHECK(t, h.source == GH_SOURCE_TABLE);
 	CHECK_U64(t, h.size, 8 * GiB - MiB);
 	CHECK_U64(t, h.max, 2 * TiB - MiB);
-	CHECK_U64(t, h.min, 8 * GiB - MiB);
+	CHECK_U64(t, h.min, GiB - MiB);		/* the record's min less the start */
 }
 
 static void t_table_order(struct t *t)
@@ -1214,6 +1214,7 @@ static void t_gpt_last_partition(struct t *t)
 	int rc;
 
 	disk(t, "vda", n, "0", "107374182400", "1073741824");
+	hint_attr(t, "vda", "min_growth_bytes", "21474836480\n");
 	part(t, "vda", "vda1", parts[0][0], parts[0][1] - parts[0][0] + 1);
 	part(t, "vda", "vda2", parts[1][0], parts[1][1] - parts[1][0] + 1);
 	dev_dir(t, dev, sizeof(dev));
@@ -1224,11 +1225,13 @@ static void t_gpt_last_partition(struct t *t)
 	CHECK(t, rc == 0);
 	CHECK_HAS(t, out, "\"source\":\"sysfs\"");
 	CHECK_U64(t, json_u64(out, "max"), 100 * GiB - GiB - tail);
-	CHECK_U64(t, json_u64(out, "min"), (last + 1) * 512 - GiB);
+	/* the disk's min (20 GiB) less the start and the tail */
+	CHECK_U64(t, json_u64(out, "min"), 20 * GiB - GiB - tail);
 	rc = run_tool(t, NULL, show1, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 0);
 	CHECK_HAS(t, out, "\"source\":\"sysfs\"");
 	CHECK_U64(t, json_u64(out, "max"), GiB - MiB);
+	CHECK_U64(t, json_u64(out, "min"), 0);
 }
 
 /* mke2fs keeps only the last -E: ours and the user's become one. */
