@@ -37,6 +37,10 @@ build_lock
 log="$obj.log"
 : > "$log"
 
+# Written by libtoolize, aclocal and autoconf (upstream's git has none of them).
+generated=(configure aclocal.m4 ltmain.sh config.guess config.sub install-sh m4/libtool.m4
+	m4/ltoptions.m4 m4/ltsugar.m4 m4/ltversion.m4 m4/lt~obsolete.m4)
+
 # The sources: the series' working tree, or the base as it was tagged.
 if [ "$mode" = --stock ]; then
 	base=$(git -C "$src" rev-parse gh-base)
@@ -48,7 +52,8 @@ if [ "$mode" = --stock ]; then
 	fi
 else
 	# Content that changed only: an unchanged file keeps its time, so make rebuilds what changed.
-	rsync -rl --checksum --exclude=/.git "$src/" "$obj/"
+	# Not what configure's regeneration below writes (the tarball's copies would replace it).
+	rsync -rl --checksum --exclude=/.git "${generated[@]/#/--exclude=/}" "$src/" "$obj/"
 fi
 
 # configure: the tarball's for the base; for the series regenerated when configure.ac or
@@ -61,7 +66,8 @@ if [ "$mode" != --system-blkid ]; then
 	ldflags="-L$ul/lib"
 fi
 if [ "$mode" != --stock ]; then
-	inputs=$(cat "$obj/configure.ac" "$obj"/m4/*.m4 "$obj/include/builddefs.in" | sha256sum | cut -d' ' -f1)
+	inputs=$(cd "$src" && git ls-files -z configure.ac include/builddefs.in 'm4/*.m4' |
+		xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
 	if [ "$(cat "$obj/.configure-inputs" 2>/dev/null)" != "$inputs" ]; then
 		info "regenerating configure in $obj"
 		(cd "$obj" && libtoolize -c -i -f && cp include/install-sh . && aclocal -I m4 && autoconf) >>"$log" 2>&1 ||
@@ -73,6 +79,10 @@ fi
 want="${cfg[*]} CFLAGS=$cflags LDFLAGS=$ldflags"
 if [ ! -f "$obj/include/builddefs" ] || [ "$(cat "$obj/.configure-opts" 2>/dev/null)" != "$want" ]; then
 	info "configuring xfsprogs in $obj"
+	# The makefiles do not track flags: a new configuration rebuilds everything (ccache).
+	if [ -f "$obj/include/builddefs" ]; then
+		make -C "$obj" Q=@ clean >>"$log" 2>&1 || true
+	fi
 	(cd "$obj" && CC="ccache gcc" CFLAGS="$cflags" LDFLAGS="$ldflags" ./configure "${cfg[@]}") >>"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "configure of xfsprogs failed; see $log"; }
 	echo "$want" > "$obj/.configure-opts"
@@ -88,14 +98,21 @@ fi
 info "building ${progs[*]##*/} in $obj"
 # The top-level Makefile orders the directories (include first); only these are built.
 if ! { make -C "$obj" -j2 Q=@ headers && make -C "$obj" -j2 Q=@ "${dirs[@]}"; } >>"$log" 2>&1; then
-	grep -E 'error|Error' "$log" | first_lines 30 >&2
+	{ grep -E 'error|Error' "$log" || tail -n 10 "$log"; } | first_lines 30 >&2
 	die "xfsprogs build failed; see $log"
 fi
-if [ "$mode" = --system-blkid ]; then
-	if matches -- '-DHAVE_BLKID_TOPOLOGY_GET_GROWTH' "$obj/include/builddefs" 2>/dev/null ||
-		matches '^HAVE_BLKID_TOPO_GROWTH = yes' "$obj/include/builddefs"; then
+# Once the series has the configure check, it must find the getters in the series' libblkid
+# and must not find them in the system's.
+if matches -F AC_HAVE_BLKID_TOPO_GROWTH "$obj/configure.ac"; then
+	found=no
+	if matches '^HAVE_BLKID_TOPO_GROWTH = yes' "$obj/include/builddefs"; then found=yes; fi
+	if [ "$mode" = --system-blkid ] && [ $found = yes ]; then
 		die "configure found the growth getters in the system's libblkid; this build proves nothing"
+	elif [ "$mode" = "" ] && [ $found = no ]; then
+		die "configure did not find blkid_topology_get_max_growth_bytes in $ul; see $obj/config.log"
 	fi
+fi
+if [ "$mode" = --system-blkid ]; then
 	info "xfsprogs builds without the libblkid growth getters ($obj)"
 	exit 0
 fi
