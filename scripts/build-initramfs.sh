@@ -74,6 +74,10 @@ for v in e2fsprogs xfsprogs e2fsprogs-stock xfsprogs-stock; do
 			cp -P "$p" "$stage$d/sbin/"
 		else
 			copy_with_libs "$p" "$d/sbin"
+			# Built with -g: the debug information would triple the initramfs.
+			if [ "$(head -c 4 "$p" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+				strip --strip-debug "$stage$d/sbin/${p##*/}"
+			fi
 		fi
 	done
 	if [ -d "$out/$v/etc" ]; then

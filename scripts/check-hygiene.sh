@@ -6,6 +6,7 @@ set -euo pipefail
 
 cd "$top"
 tests=(shellcheck "kernel series regenerates" "qemu series regenerates" "util-linux series regenerates"
+	"e2fsprogs series regenerates" "xfsprogs series regenerates"
 	"kernel checkpatch --strict" "qemu checkpatch" "util-linux checkpatch" "no URLs in scripts"
 	"pipelines read all input")
 echo "KTAP version 1"
@@ -29,7 +30,7 @@ shellcheck "${files[@]}" > "$top/build/shellcheck.log" 2>&1 || rc=$?
 head -n 40 "$top/build/shellcheck.log" | diag
 result $rc shellcheck
 
-# 2-4. The committed series and the tree under build/ are the same: export the tree into a
+# 2-6. The committed series and the tree under build/ are the same: export the tree into a
 # clone of HEAD; nothing may change.  Without a tree (fresh checkout) the clone makes one
 # from the base and the committed series first, so the series must also apply.  The
 # developer's files are never touched.
@@ -37,7 +38,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gh-hygiene.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 git clone -q --shared "$top" "$tmp/repo"
 mkdir -p "$tmp/repo/build"
-for what in kernel qemu util-linux; do
+for what in kernel qemu util-linux e2fsprogs xfsprogs; do
 	log="$tmp/$what.log"
 	tree="$top/build/$what"
 	if [ -d "$tree/.git" ]; then
