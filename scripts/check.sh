@@ -26,6 +26,7 @@ suites=(
 	"docs|scripts/check-docs.sh|bash scripts/check-docs.sh"
 	"tools|tools/Makefile|make -s -C tools check"
 	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
+	"iotests|scripts/iotests.sh|bash scripts/iotests.sh"
 	"kunit|selftests/kunit.sh|bash selftests/kunit.sh"
 	"scenarios|selftests/run.sh|bash selftests/run.sh"
 )

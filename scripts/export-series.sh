@@ -14,9 +14,13 @@ count=$(git -C "$tree" rev-list --count gh-base..HEAD)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cover=()
+# <what>/subject-prefix, if present, replaces "PATCH" (e.g. "RFC PATCH v2").
+if [ -f "$top/$what/subject-prefix" ]; then
+	cover+=("--subject-prefix=$(cat "$top/$what/subject-prefix")")
+fi
 if [ -f "$top/$what/cover-letter.txt" ] && [ "$count" -gt 0 ]; then
 	git -C "$tree" config "branch.series.description" "$(cat "$top/$what/cover-letter.txt")"
-	cover=(--cover-letter --cover-from-description=subject)
+	cover+=(--cover-letter --cover-from-description=subject)
 fi
 git -C "$tree" -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 	-c diff.renames=true -c format.signOff=false format-patch -q --zero-commit \

@@ -4,7 +4,7 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export GH_CACHE="${GH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/growth-hints}"
 export CCACHE_DIR="${CCACHE_DIR:-$GH_CACHE/ccache}"
-export CCACHE_BASEDIR="$top"
+export CCACHE_BASEDIR="${GH_CCACHE_BASEDIR:-$top}"
 export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 # Private apt state: the system's apt configuration is never touched.
