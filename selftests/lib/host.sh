@@ -43,16 +43,16 @@ h_eq() {
 qmp() { python3 "$qmp_py" "${GH_QMP:?qmp: GH_QMP is not set}" "$@"; }
 qmp_at() { python3 "$qmp_py" "$@"; }
 
-# qom_set ID PROPERTY VALUE: qom-set on /machine/peripheral/ID; on failure prints why.
-qom_set() {
+# set_hints ID MIN MAX INC: block-set-growth-hints on device ID (bytes; 0 0 0 withdraws the
+# hints); on failure prints why.
+set_hints() {
 	local err
-	err=$(qmp qom-set "{\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\", \"value\": $3}" 2>&1 >/dev/null) ||
-		{ echo "qom-set $1 $2=$3: $err"; return 1; }
+	err=$(qmp block-set-growth-hints "{\"id\": \"$1\", \"min\": $2, \"max\": $3, \"increment\": $4}" \
+		2>&1 >/dev/null) || { echo "block-set-growth-hints $1 $2 $3 $4: $err"; return 1; }
 }
-# qom_get ID PROPERTY
-qom_get() { qmp qom-get "{\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\"}"; }
 
-# qemu_has_hints: $GH_QEMU has the growth properties on virtio-blk-pci and scsi-hd.
+# qemu_has_hints: $GH_QEMU has the growth properties on virtio-blk-pci and scsi-hd (the
+# command block-set-growth-hints comes with them).
 qemu_has_hints() {
 	local q=$GH_QEMU
 	"$q" -device virtio-blk-pci,help 2>/dev/null | matches 'max-growth' &&
