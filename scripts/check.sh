@@ -27,6 +27,7 @@ suites=(
 	"tools|tools/Makefile|make -s -C tools check"
 	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
 	"iotests|scripts/iotests.sh|bash scripts/iotests.sh"
+	"qemu-compat|scripts/qemu-compat.sh|bash scripts/qemu-compat.sh"
 	"kunit|selftests/kunit.sh|bash selftests/kunit.sh"
 	"scenarios|selftests/run.sh|bash selftests/run.sh"
 )
