@@ -1,41 +1,57 @@
 #!/usr/bin/env bash
-# Benchmark: a filesystem made for its final size, against one made with mkfs
-# defaults at the start size and grown the way clouds grow disks (fill to
-# ~99%, grow, repeat), and one made at the start size with growth-mkfs's
-# options.  ext4 and XFS, loop devices on sparse files, root only.
-# Output: build/bench/results.md, build/bench/chart.png, build/bench/raw.tsv.
-# Knobs: BENCH_START (10G), BENCH_FINAL (4T), BENCH_STEPS (40), BENCH_RUNS (3),
-# BENCH_FILES (20000), BENCH_BIGFILE (16G), BENCH_FS ("xfs ext4").
+# make bench: the regret matrix of growth-mkfs (tools/BENCH.md explains it).
+# A disk starts at BENCH_START and may grow to BENCH_CEILING (the hints a cloud disk gives:
+# --min START --max CEILING --increment 1G); it ends at each final size F of BENCH_FINALS,
+# reached the way clouds grow disks (fill to ~99%, grow, repeat).  For ext4 and XFS, three
+# variants per F: mkfs defaults at the start size ("defaults"), growth-mkfs at the start size
+# ("policy"), and mkfs at F directly ("made at F", the reference).  Every run is a fresh
+# filesystem with the same file population (a fixed tree of small files with data, added as
+# the disk grows, plus fallocated fill).  Measured: fsck, mount, a metadata workload with as
+# many threads as cores, a streaming write, free space and free inodes; each as a ratio to
+# the reference of the same run.
+# Root only (loop devices on sparse files under build/bench).  Not part of make check; make
+# bench runs it (then scripts/bench-io.sh); alone: make tools && scripts/bench.sh.
+# Output: build/bench/results.md, build/bench/regret.png, build/bench/raw.tsv.
+# It holds the build lock while it runs, so nobody builds meanwhile; a caller that already
+# holds it says so: GH_BUILD_LOCK_HELD=1 flock ~/.cache/growth-hints/build.lock make bench
+# Knobs: BENCH_QUICK=1 (a 5-minute subset: F in {10G, 1T}, smaller population), BENCH_START
+# (10G), BENCH_CEILING (64T), BENCH_FINALS ("10G 100G 1T 10T"), BENCH_RUNS (3), BENCH_STEPS
+# (8 growth steps at most), BENCH_FILES (200000), BENCH_DIRS (2000), BENCH_SEED, BENCH_META
+# (files of the metadata workload, 20000, run 3 times), BENCH_STREAM (512M), BENCH_FS
+# ("xfs ext4").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+quick=${BENCH_QUICK:-0}
+if [ "$quick" = 1 ]; then
+	d_finals="10G 1T" d_files=40000 d_dirs=400 d_meta=10000 d_steps=4
+else
+	d_finals="10G 100G 1T 10T" d_files=200000 d_dirs=2000 d_meta=20000 d_steps=8
+fi
 start=${BENCH_START:-10G}
-final=${BENCH_FINAL:-4T}
-steps=${BENCH_STEPS:-40}
+ceiling=${BENCH_CEILING:-64T}
+finals=${BENCH_FINALS:-$d_finals}
 runs=${BENCH_RUNS:-3}
-nfiles=${BENCH_FILES:-20000}
-bigfile=${BENCH_BIGFILE:-16G}
+steps=${BENCH_STEPS:-$d_steps}
+nfiles=${BENCH_FILES:-$d_files}
+ndirs=${BENCH_DIRS:-$d_dirs}
+seed=${BENCH_SEED:-20261203}
+meta_files=${BENCH_META:-$d_meta}
+stream=${BENCH_STREAM:-512M}
 fslist=${BENCH_FS:-xfs ext4}
+threads=$(nproc)
 bench="$top/build/bench"
 tool="$top/tools/growth-mkfs"
+helper="$top/tools/bench/gh-bench"
 py=/usr/bin/python3
 
 [ "$(id -u)" -eq 0 ] || die "needs root for loop devices and mounts: run it as root (sudo make bench)"
 [ -x "$tool" ] || die "$tool is missing: run 'make -C tools' first"
-
-# Everything this script needs, from Debian by package name.
-need=()
-for p in mkfs.xfs:xfsprogs xfs_repair:xfsprogs mkfs.ext4:e2fsprogs e2fsck:e2fsprogs \
-	filefrag:e2fsprogs losetup:mount fallocate:util-linux; do
-	command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
+make -s -C "$top/tools" bench-helper || die "cannot build $helper"
+for p in mkfs.xfs xfs_repair xfs_growfs xfs_db mkfs.ext4 e2fsck resize2fs dumpe2fs losetup fallocate; do
+	command -v "$p" >/dev/null 2>&1 || die "$p is missing: run 'make deps' (xfsprogs, e2fsprogs, util-linux)"
 done
-"$py" -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
-if [ ${#need[@]} -gt 0 ]; then
-	info "installing ${need[*]}"
-	{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}"; } \
-		>"$GH_CACHE/bench-apt.log" 2>&1 ||
-		die "apt-get install ${need[*]} failed; see $GH_CACHE/bench-apt.log"
-fi
+"$py" -c 'import matplotlib' 2>/dev/null || die "python3-matplotlib is missing: run 'make deps'"
 
 bytes() {
 	local n=${1%[KkMmGgTtPp]} u=${1: -1} s=0
@@ -44,25 +60,35 @@ bytes() {
 	echo $((n << s))
 }
 start_b=$(bytes "$start")
-final_b=$(bytes "$final")
-big_b=$(bytes "$bigfile")
-[ "$final_b" -gt "$start_b" ] || die "BENCH_FINAL ($final) must be larger than BENCH_START ($start)"
-gib=$((1 << 30))
+ceiling_b=$(bytes "$ceiling")
+inc_b=$(bytes "${BENCH_INCREMENT:-1G}")
+stream_b=$(bytes "$stream")
+final_list=()
+for f in $finals; do
+	fb=$(bytes "$f")
+	if [ "$fb" -lt "$start_b" ] || [ "$fb" -gt "$ceiling_b" ]; then
+		die "final size $f is outside $start..$ceiling"
+	fi
+	final_list+=("$f")
+done
 
-mkdir -p "$bench" "$GH_CACHE"
-build_lock
-
+mkdir -p "$bench"
+build_lock # a benchmark: nothing else heavy may run meanwhile
 mnt="$bench/mnt"
-img=""
+img="$bench/image"
 dev=""
 cleanup() {
 	mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"
 	[ -n "$dev" ] && losetup -d "$dev" 2>/dev/null
-	[ -n "$img" ] && rm -f "$img"
+	rm -f "$img"
 	return 0
 }
 trap cleanup EXIT
 mkdir -p "$mnt"
+
+now() { date +%s.%N; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+elapsed() { "$py" -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$2"; }
 
 mount_fs() {	# fs
 	if [ "$1" = ext4 ]; then
@@ -74,7 +100,6 @@ mount_fs() {	# fs
 }
 
 new_device() {	# size-bytes
-	img="$bench/image"
 	rm -f "$img"
 	truncate -s "$1" "$img"
 	dev=$(losetup -f --show "$img") || die "losetup failed: are loop devices available (modprobe loop)?"
@@ -85,22 +110,11 @@ drop_device() {
 	losetup -d "$dev"
 	rm -f "$img"
 	dev=""
-	img=""
 }
 
-# Fill to ~99% with preallocated files (no data written).
-fill=0
-fill_to_99() {
-	local total avail want
-	read -r total avail < <(df -B1 --output=size,avail "$mnt" | tail -n 1)
-	want=$((avail - total / 100))
-	if [ "$want" -gt $((1 << 20)) ]; then
-		fill=$((fill + 1))
-		fallocate -l "$want" "$mnt/fill.$fill" || die "fallocate of $want bytes on $dev failed"
-		echo "$want" >> "$bench/fills"
-	fi
-}
-
+# Online ext4 resize needs CAP_SYS_RESOURCE, which some sandboxes lack: the first failure
+# switches to offline resize2fs for the rest of the run, and the results say so.
+ext4_online=1
 grow_fs() {	# fs new-size-bytes
 	truncate -s "$2" "$img"
 	losetup -c "$dev"
@@ -109,9 +123,8 @@ grow_fs() {	# fs new-size-bytes
 	elif [ "$ext4_online" = 1 ] && resize2fs "$dev" >"$bench/resize.log" 2>&1; then
 		:
 	else
-		# Online resize needs CAP_SYS_RESOURCE; some sandboxes lack it.
 		if [ "$ext4_online" = 1 ]; then
-			warn "online resize2fs failed ($(tail -n 1 "$bench/resize.log")): growing ext4 offline"
+			warn "online resize2fs failed ($(tail -n 1 "$bench/resize.log")): growing ext4 offline from now on"
 			ext4_online=0
 		fi
 		umount "$mnt"
@@ -120,26 +133,52 @@ grow_fs() {	# fs new-size-bytes
 		mount_fs ext4
 	fi
 }
-ext4_online=1
 
-# The cloud pattern: geometric steps from start to final, GiB multiples.
-grow_sizes() {
-	"$py" - "$start_b" "$final_b" "$steps" "$gib" <<'EOF'
+# The cloud pattern, scaled: sizes from start to F in at most $steps geometric steps, whole
+# increments, each at least one increment (the cloud grows by 1-5 GiB; 10 GiB -> 10 TiB that
+# way is ~2000 steps, too many for the time budget).
+grow_sizes() {	# final-bytes
+	"$py" - "$start_b" "$1" "$steps" "$inc_b" <<'EOF'
 import sys
 s, f, n, g = (int(x) for x in sys.argv[1:])
 last = s
 for i in range(1, n + 1):
     v = f if i == n else max(int(s * (f / s) ** (i / n)) // g * g, last + g)
+    v = min(v, f)
     if v > last:
         print(v)
         last = v
 EOF
 }
 
+# Fill: "fill" appends a fallocated file that brings the filesystem to ~99% (its size goes to
+# the schedule); "replay" makes the files of a schedule, so every variant of a run holds the
+# same bytes at the same points.
+fills=()
+fill_99() {
+	local total avail want
+	read -r total avail < <(df -B1 --output=size,avail "$mnt" | tail -n 1)
+	want=$((avail - total / 100))
+	[ "$want" -gt $((1 << 20)) ] || want=0
+	fill_n=$((fill_n + 1))
+	[ "$want" = 0 ] || fallocate -l "$want" "$mnt/fill.$fill_n" || die "fallocate of $want bytes failed"
+	fills+=("$want")
+}
+fill_replay() {	# bytes
+	fill_n=$((fill_n + 1))
+	[ "$1" = 0 ] || fallocate -l "$1" "$mnt/fill.$fill_n" ||
+		die "fallocate of $1 bytes failed (replaying the defaults' fill on $fs $variant)"
+}
+
+populate() {	# part nparts
+	"$helper" populate "$mnt/tree" "$seed" "$1" "$2" "$nfiles" "$ndirs" >/dev/null ||
+		die "populating part $1 of $2 failed"
+}
+
 geometry() {	# fs -> "groups log_bytes inodes"
 	if [ "$1" = xfs ]; then
-		xfs_db -r -c sb -c 'p agcount logblocks blocksize icount' "$dev" |
-			awk '{ v[$1] = $3 } END { print v["agcount"], v["logblocks"] * v["blocksize"], v["icount"] }'
+		xfs_db -r -c sb -c 'p agcount logblocks blocksize' "$dev" |
+			awk '{ v[$1] = $3 } END { print v["agcount"], v["logblocks"] * v["blocksize"], 0 }'
 	else
 		dumpe2fs -h "$dev" 2>/dev/null | awk -F: '
 			/^Block count/ { b = $2 } /^Blocks per group/ { g = $2 } /^Block size/ { bs = $2 }
@@ -148,187 +187,124 @@ geometry() {	# fs -> "groups log_bytes inodes"
 	fi
 }
 
-now() { date +%s.%N; }
-elapsed() { "$py" -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$2"; }
+# One cell of one run: make the filesystem, take it to F, measure.
+run_cell() {	# fs final variant run
+	local fs=$1 final=$2 variant=$3 run=$4 final_b size opts=() sizes=() nparts k t0 t1
+	local fsck mnt_s meta strm avail favail geo used t_cell
+	t_cell=$(now)
+	final_b=$(bytes "$final")
+	size=$start_b
+	[ "$variant" = ref ] && size=$final_b
+	new_device "$size"
+	if [ "$variant" = policy ]; then
+		"$tool" --min "$start_b" --max "$ceiling_b" --increment "$inc_b" mkfs-args -t "$fs" "$dev" \
+			> "$bench/policy-args.$fs" || die "growth-mkfs mkfs-args failed on $dev"
+		read -r -a opts < "$bench/policy-args.$fs"
+	fi
+	if [ "$fs" = xfs ]; then
+		mkfs.xfs -q -f "${opts[@]}" "$dev" >/dev/null || die "mkfs.xfs ${opts[*]} failed"
+	else
+		mkfs.ext4 -q -F "${opts[@]}" "$dev" >/dev/null || die "mkfs.ext4 ${opts[*]} failed"
+	fi
+	mount_fs "$fs"
+	mapfile -t sizes < <(grow_sizes "$final_b")
+	nparts=$((${#sizes[@]} + 1))
+	fill_n=0
+	t0=$(now)
+	populate 1 "$nparts"
+	if [ "$final_b" = "$start_b" ]; then
+		# Never grows: the tree, then fill to 90% (a disk nobody grows is not kept at 99%).
+		local total avail
+		read -r total avail < <(df -B1 --output=size,avail "$mnt" | tail -n 1)
+		if [ "$variant" = defaults ]; then
+			fills=($((avail - total / 10)))
+		fi
+		fill_replay "${fills[0]}"
+	else
+		[ "$variant" = defaults ] && fills=()
+		for k in "${!sizes[@]}"; do
+			if [ "$variant" = defaults ]; then fill_99; else fill_replay "${fills[$k]}"; fi
+			[ "$variant" = ref ] || grow_fs "$fs" "${sizes[$k]}"
+			populate $((k + 2)) "$nparts"
+		done
+	fi
+	used=$(df --output=pcent "$mnt" | tail -n 1 | tr -d ' %')
+	avail=$(df -B1 --output=avail "$mnt" | tail -n 1 | tr -d ' ')
+	favail=$(df --output=iavail "$mnt" | tail -n 1 | tr -d ' ')
+	t1=$(now)
+	info "$fs F=$final $variant run $run: built in $(elapsed "$t0" "$t1") s (${#sizes[@]} growth steps, ${used}% used)"
 
-metadata_bench() {	# dir -> seconds for create+sync, stat (cold), unlink+sync
-	"$py" - "$1" "$nfiles" <<'EOF'
-import os, sys, time
-d, n = sys.argv[1], int(sys.argv[2])
-dirs = [os.path.join(d, "m%02d" % i) for i in range(20)]
-t0 = time.monotonic()
-for x in dirs:
-    os.mkdir(x)
-for i in range(n):
-    fd = os.open(os.path.join(dirs[i % 20], "f%d" % i), os.O_CREAT | os.O_WRONLY, 0o644)
-    os.write(fd, b"x" * 512)
-    os.close(fd)
-os.sync()
-for i in range(n):
-    os.stat(os.path.join(dirs[i % 20], "f%d" % i))
-for i in range(n):
-    os.unlink(os.path.join(dirs[i % 20], "f%d" % i))
-for x in dirs:
-    os.rmdir(x)
-os.sync()
-print("%.3f" % (time.monotonic() - t0))
-EOF
-}
-
-measure() {	# fs variant
-	local fs=$1 variant=$2 run t0 t1 fsck mnt_s meta ext geo
-	for run in $(seq 1 "$runs"); do
-		umount "$mnt"
+	umount "$mnt"
+	geo=$(geometry "$fs")
+	# fsck: once, or up to 3 times (the median) while that takes under 2 s in all
+	local times=() total=0
+	while [ ${#times[@]} -lt 3 ] && [ "${total%.*}" -lt 2 ]; do
 		sync
 		echo 3 > /proc/sys/vm/drop_caches
-		# Read the superblock unmounted: the device's cache may be stale.
-		[ "$run" = 1 ] && geo=$(geometry "$fs")
 		t0=$(now)
 		if [ "$fs" = xfs ]; then
-			xfs_repair -n "$dev" >"$bench/fsck.log" 2>&1 || die "xfs_repair -n $dev ($fs $variant) found problems; see $bench/fsck.log"
+			xfs_repair -n "$dev" >"$bench/fsck.log" 2>&1 || die "xfs_repair -n ($fs F=$final $variant) found problems; see $bench/fsck.log"
 		else
-			e2fsck -fn "$dev" >"$bench/fsck.log" 2>&1 || die "e2fsck -fn $dev ($fs $variant) found problems; see $bench/fsck.log"
+			e2fsck -fn "$dev" >"$bench/fsck.log" 2>&1 || die "e2fsck -fn ($fs F=$final $variant) found problems; see $bench/fsck.log"
 		fi
 		t1=$(now)
-		fsck=$(elapsed "$t0" "$t1")
+		times+=("$(elapsed "$t0" "$t1")")
+		total=$(elapsed 0 "$(printf '%s\n' "${times[@]}" | awk '{ s += $1 } END { print s }')")
+	done
+	fsck=$(median "${times[@]}")
+	# mount: 5 times after dropping caches, the median (single mounts are tens of ms)
+	times=()
+	for k in 1 2 3 4 5; do
 		echo 3 > /proc/sys/vm/drop_caches
 		t0=$(now)
 		mount_fs "$fs"
 		t1=$(now)
-		mnt_s=$(elapsed "$t0" "$t1")
-		meta=$(metadata_bench "$mnt")
-		fallocate -l "$big_b" "$mnt/big" || die "fallocate of the $bigfile test file failed on $fs $variant"
-		ext=$(filefrag "$mnt/big" | sed -nE 's/.*: ([0-9]+) extents? found/\1/p')
-		rm -f "$mnt/big"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fs" "$variant" "$run" "$geo" "$fsck" "$mnt_s" "$meta" "$ext" |
-			tr ' ' '\t' >> "$bench/raw.tsv"
-		info "$fs $variant run $run: geometry $geo, fsck ${fsck}s, mount ${mnt_s}s, metadata ${meta}s, $ext extents"
+		times+=("$(elapsed "$t0" "$t1")")
+		[ "$k" = 5 ] || umount "$mnt"
 	done
-}
-
-mkfs_opts() {	# fs variant -> options, one a line
-	local fs=$1 variant=$2
-	case $variant in
-	tool) "$tool" mkfs-args -t "$fs" --max "$final_b" "$dev" | tr ' ' '\n' | sed '/^$/d' ;;
-	*) : ;;
-	esac
-}
-
-run_variant() {	# fs variant
-	local fs=$1 variant=$2 size opts s t0
-	size=$start_b
-	[ "$variant" = final ] && size=$final_b
-	new_device "$size"
-	mapfile -t opts < <(mkfs_opts "$fs" "$variant")
-	info "$fs $variant: mkfs at $size bytes ${opts[*]}"
-	if [ "$fs" = xfs ]; then
-		mkfs.xfs -q -f "${opts[@]}" "$dev" >/dev/null
-	else
-		mkfs.ext4 -q -F "${opts[@]}" "$dev" >/dev/null
-	fi
-	mount_fs "$fs"
-	t0=$(now)
-	fill=0
-	if [ "$variant" = final ]; then
-		# The same files the grown variant ended with.
-		while read -r s; do
-			fill=$((fill + 1))
-			fallocate -l "$s" "$mnt/fill.$fill"
-		done < "$bench/fills.$fs"
-	else
-		: > "$bench/fills"
-		for s in $(grow_sizes); do
-			fill_to_99
-			grow_fs "$fs" "$s"
-		done
-		[ "$variant" = grown ] && cp "$bench/fills" "$bench/fills.$fs"
-	fi
-	info "$fs $variant: $fill files, $(df -h --output=used,size "$mnt" | tail -n 1) in $(elapsed "$t0" "$(now)")s"
-	measure "$fs" "$variant"
+	mnt_s=$(median "${times[@]}")
+	# the metadata workload 3 times, the median (single runs of it vary by 2x on XFS here)
+	times=()
+	for k in 1 2 3; do
+		meta=$("$helper" meta "$mnt" "$threads" "$meta_files") ||
+			die "metadata workload failed on $fs F=$final $variant"
+		times+=("$meta")
+	done
+	meta=$(median "${times[@]}")
+	strm=$("$helper" stream "$mnt/stream" "$stream_b") || die "streaming write failed on $fs F=$final $variant"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fs" "$final" "$variant" "$run" \
+		"$(echo "$geo" | tr ' ' '\t')" "$used" "$fsck" "$mnt_s" "$meta" "$strm" "$avail" "$favail" >> "$bench/raw.tsv"
+	info "$fs F=$final $variant run $run: fsck ${fsck}s mount ${mnt_s}s meta ${meta}s stream ${strm}s free $avail inodes $favail geometry $geo; cell $(elapsed "$t_cell" "$(now)") s"
 	drop_device
 }
 
+read -r load0 _ < /proc/loadavg
 : > "$bench/raw.tsv"
 t_all=$(now)
-for fs in $fslist; do
-	for variant in grown tool final; do
-		run_variant "$fs" "$variant"
+for run in $(seq 1 "$runs"); do
+	for final in "${final_list[@]}"; do
+		for fs in $fslist; do
+			# At F = start the defaults are the filesystem made at F: measured once.
+			run_cell "$fs" "$final" defaults "$run"
+			run_cell "$fs" "$final" policy "$run"
+			[ "$(bytes "$final")" = "$start_b" ] || run_cell "$fs" "$final" ref "$run"
+		done
 	done
 done
-info "measured in $(elapsed "$t_all" "$(now)")s"
-[ "$ext4_online" = 1 ] && grow_how="online" || grow_how="offline (resize2fs -f; online resize needs CAP_SYS_RESOURCE)"
+secs=$(elapsed "$t_all" "$(now)")
+read -r load1 _ < /proc/loadavg
+info "measured in $secs s"
+if [ "$ext4_online" = 1 ]; then grow_how="online (resize2fs on the mounted filesystem)"
+else grow_how="offline (resize2fs -f on the unmounted device: online resize needs CAP_SYS_RESOURCE, which this machine's root lacks)"; fi
+policy_args=""
+for fs in $fslist; do
+	policy_args="$policy_args$fs: \`$(cat "$bench/policy-args.$fs")\`; "
+done
 
-"$py" - "$bench" "$start" "$final" "$steps" "$runs" "$nfiles" "$bigfile" "$grow_how" <<'EOF'
-import os, statistics, sys
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.ticker
-import matplotlib.pyplot as plt
-
-bench, start, final, steps, runs, nfiles, bigfile, grow_how = sys.argv[1:]
-rows = {}
-for line in open(os.path.join(bench, "raw.tsv")):
-    fs, var, run, groups, log, inodes, fsck, mnt, meta, ext = line.split("\t")
-    r = rows.setdefault((fs, var), {"groups": int(groups), "log": int(log), "inodes": int(inodes),
-                                     "fsck": [], "mount": [], "meta": [], "ext": []})
-    for k, v in (("fsck", fsck), ("mount", mnt), ("meta", meta), ("ext", ext)):
-        r[k].append(float(v))
-for r in rows.values():
-    for k in ("fsck", "mount", "meta", "ext"):
-        r[k] = statistics.median(r[k])
-
-names = {"final": "made at %s" % final, "grown": "defaults at %s, grown" % start,
-         "tool": "growth-mkfs at %s, grown" % start}
-metrics = [("fsck", "fsck s"), ("mount", "mount s"), ("meta", "metadata s"), ("ext", "extents")]
-
-def ratio(a, b):
-    return a / b if b else float("nan")
-
-out = ["| fs | variant | AGs / groups | log / journal | inodes | "
-       + " | ".join("%s (ratio)" % m[1] for m in metrics) + " |",
-       "|" + "---|" * (5 + len(metrics))]
-for fs in ("xfs", "ext4"):
-    if (fs, "final") not in rows:
-        continue
-    base = rows[(fs, "final")]
-    for var in ("final", "grown", "tool"):
-        r = rows[(fs, var)]
-        cells = ["%.3g (%.2f)" % (r[k], ratio(r[k], base[k])) for k, _ in metrics]
-        inodes = "%d" % r["inodes"] if fs == "ext4" else "dynamic"
-        out.append("| %s | %s | %d | %d MiB | %s | %s |" % (fs, names[var], r["groups"], r["log"] >> 20,
-                                                         inodes, " | ".join(cells)))
-head = ("Grown from %s to %s in %s steps (fill to ~99%% with fallocate, grow); medians of %s runs; "
-        "ratio = value / the made-at-%s variant. fsck: `xfs_repair -n` / `e2fsck -fn`; mount after "
-        "dropping caches; metadata: create, stat and unlink %s 512-byte files in 20 directories "
-        "with syncs; extents: `filefrag` of a %s fallocated file. XFS grown online with xfs_growfs; "
-        "ext4 grown %s." % (start, final, steps, runs, final, nfiles, bigfile, grow_how))
-md = "# growth-mkfs benchmark\n\n" + head + "\n\n" + "\n".join(out) + "\n"
-open(os.path.join(bench, "results.md"), "w").write(md)
-print(md)
-
-fss = [fs for fs in ("xfs", "ext4") if (fs, "final") in rows]
-fig, axes = plt.subplots(1, len(fss), figsize=(6 * len(fss), 4), squeeze=False)
-for ax, fs in zip(axes[0], fss):
-    base = rows[(fs, "final")]
-    w = 0.27
-    for i, var in enumerate(("final", "grown", "tool")):
-        vals = [ratio(rows[(fs, var)][k], base[k]) for k, _ in metrics]
-        ax.bar([x + (i - 1) * w for x in range(len(metrics))], vals, w, label=names[var])
-    ax.set_xticks(range(len(metrics)))
-    ax.set_xticklabels([m[1] for m in metrics])
-    ax.set_yscale("log")
-    plain = matplotlib.ticker.FuncFormatter(lambda v, _: "%g" % v)
-    ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain)
-    ax.tick_params(axis="y", which="minor", labelsize=7)
-    ax.set_ylabel("ratio to made at %s (log scale)" % final)
-    ax.set_title(fs)
-    ax.axhline(1, color="grey", lw=0.8)
-    ax.legend(fontsize=8)
-    lo, hi = ax.get_ylim()
-    if hi / lo > 10:
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-fig.tight_layout()
-fig.savefig(os.path.join(bench, "chart.png"), dpi=100)
-EOF
-info "wrote $bench/results.md and $bench/chart.png"
+"$py" "$top/tools/bench/report.py" "$bench" \
+	"start=$start" "ceiling=$ceiling" "increment=${BENCH_INCREMENT:-1G}" "finals=${final_list[*]}" \
+	"runs=$runs" "steps=$steps" "files=$nfiles" "dirs=$ndirs" "seed=$seed" "meta=$meta_files" \
+	"threads=$threads" "stream=$stream" "quick=$quick" "seconds=$secs" "grow=$grow_how" \
+	"load=$load0 -> $load1" "policy=$policy_args" "cores=$(nproc)" \
+	"versions=$(mkfs.xfs -V | sed 's/mkfs.xfs version //'), $(mke2fs -V 2>&1 | sed -n '1s/ (.*//p'), kernel $(uname -r)"
+info "wrote $bench/results.md and $bench/regret.png"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the test guest's initramfs: build/out/initramfs.cpio.gz.
 # busybox-static, the host's filesystem and SCSI tools with their shared libraries, the
-# project's guest binaries when built, and the guest test scripts (selftests/guest).
+# project's guest binaries when built (growth-mkfs, the kselftest, blkid and lsblk of the
+# util-linux series), and the guest test scripts (selftests/guest).
 # build-initramfs.sh [-o OUTPUT]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -50,10 +51,16 @@ for t in "${tools[@]}"; do
 	copy_with_libs "$p"
 done
 
-# The project's own guest programs, when they have been built.
-for p in "$out/growth_hints_test" "$top/tools/growth-mkfs" "$out/growth-mkfs"; do
+# The project's own guest programs, when they have been built; blkid and lsblk of the
+# util-linux series (make util-linux) replace busybox's applets of the same name.
+for p in "$out/growth_hints_test" "$top/tools/growth-mkfs" "$out/growth-mkfs" \
+	"$out/util-linux/sbin/blkid" "$out/util-linux/bin/lsblk"; do
 	[ -x "$p" ] && copy_with_libs "$p"
 done
+
+# The guest's random-read load for make bench (static, like busybox).
+cc -O2 -Wall -static -o "$stage/bin/gh-randread" "$top/selftests/bench/randread.c" ||
+	die "building selftests/bench/randread.c failed"
 
 guest="$top/selftests/guest"
 install -m 0755 "$guest/lib/init" "$stage/init"

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Bisectability: build every commit of a series on its own.  check-series.sh [kernel|qemu]...
+# Bisectability: build every commit of a series on its own.  check-series.sh [kernel|qemu|util-linux]...
 # Walks gh-base+1 .. series in the tree under build/, building incrementally (git checkout
 # touches only the files that differ, so each step rebuilds what that patch changed),
 # then returns the tree to its branch.  Prints KTAP: one result per patch.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -gt 0 ] || set -- kernel qemu
+[ $# -gt 0 ] || set -- kernel qemu util-linux
 
 build_one() {
 	case "$1" in
 	kernel) GH_KCONFIG_PARTIAL=1 bash "$top/scripts/build-kernel.sh" guest ;;
 	qemu) bash "$top/scripts/build-qemu.sh" ;;
+	util-linux) bash "$top/scripts/build-util-linux.sh" --all ;;
 	esac
 }
 
@@ -48,6 +49,7 @@ for what in "$@"; do
 	case "$what" in
 	kernel) bash "$top/scripts/build-kernel.sh" guest >/dev/null 2>&1 || true ;;
 	qemu) build_one qemu >/dev/null 2>&1 || true ;;
+	util-linux) bash "$top/scripts/build-util-linux.sh" >/dev/null 2>&1 || true ;;
 	esac
 done
 exit "$failed"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make check: build what the tests need, run every suite, count the top-level KTAP results.
 # check.sh [--sanitize] [--no-build] [SUITE...]
-#   by default every suite, including the sanitizer ones (KUnit and the hostile and
-#               runtime-change scenarios on the KASAN/UBSAN kernel build/out/bzImage-sanitize)
+#   by default every suite, including the sanitizer ones (KUnit and the hostile,
+#               runtime-change, kselftest, storm, reset and unplug scenarios on the debug
+#               kernel build/out/bzImage-sanitize: KASAN, UBSAN, lockdep, hung tasks)
 #   --sanitize  only the sanitizer suites (make check-sanitize)
 #   --no-build  use the artifacts in build/out as they are
 # Each suite's KTAP goes to build/results/<suite>.tap (its stderr to <suite>.log).
@@ -23,8 +24,9 @@ done
 # suite name | script that must exist | command
 suites=(
 	"hygiene|scripts/check-hygiene.sh|bash scripts/check-hygiene.sh"
-	"docs|scripts/check-docs.sh|bash scripts/check-docs.sh"
+	"docs|scripts/check-docs.py|python3 scripts/check-docs.py"
 	"tools|tools/Makefile|make -s -C tools check"
+	"util-linux|scripts/test-util-linux.sh|bash scripts/test-util-linux.sh"
 	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
 	"iotests|scripts/iotests.sh|bash scripts/iotests.sh"
 	"qemu-compat|scripts/qemu-compat.sh|bash scripts/qemu-compat.sh"
@@ -33,7 +35,7 @@ suites=(
 )
 sanitize_suites=(
 	"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
-	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change"
+	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change kselftest storm reset unplug"
 )
 if [ $sanitize = 1 ]; then
 	suites=("${sanitize_suites[@]}")
@@ -61,6 +63,7 @@ if [ $build = 1 ]; then
 	[ $sanitize = 1 ] || step "building the kernel" make -s kernel
 	step "building the sanitizer kernel" make -s kernel-sanitize
 	step "building QEMU" make -s qemu
+	step "building libblkid, blkid and lsblk (util-linux)" make -s util-linux
 	step "building the tools" make -s tools
 	if [ -f scripts/build-selftest.sh ]; then
 		step "building the kselftest" bash scripts/build-selftest.sh

@@ -15,16 +15,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cover=()
 # <what>/subject-prefix, if present, replaces "PATCH" (e.g. "RFC PATCH v2").
-if [ -f "$top/$what/subject-prefix" ]; then
-	cover+=("--subject-prefix=$(cat "$top/$what/subject-prefix")")
+prefix=()
+if [ -s "$top/$what/subject-prefix" ]; then
+	prefix=(--subject-prefix="$(cat "$top/$what/subject-prefix")")
 fi
 if [ -f "$top/$what/cover-letter.txt" ] && [ "$count" -gt 0 ]; then
 	git -C "$tree" config "branch.series.description" "$(cat "$top/$what/cover-letter.txt")"
-	cover+=(--cover-letter --cover-from-description=subject)
+	cover=(--cover-letter --cover-from-description=subject)
 fi
 git -C "$tree" -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 	-c diff.renames=true -c format.signOff=false format-patch -q --zero-commit \
-	--no-signature --no-base --encode-email-headers --thread=shallow "${cover[@]}" \
+	--no-signature --no-base --encode-email-headers --thread=shallow "${cover[@]}" "${prefix[@]}" \
 	-o "$tmp" gh-base..HEAD >/dev/null
 if [ -f "$tmp/0000-cover-letter.patch" ]; then
 	# The cover letter is dated now; date it like the newest patch instead.

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Download and verify the pinned base of one series: fetch-base.sh kernel|qemu.
+# Download and verify the pinned base of one series: fetch-base.sh kernel|qemu|util-linux.
 # Prints the downloaded file(s), one per line.  The pinned version comes first; if the
 # registry no longer serves it, the newest of the same series, then the newest later
-# release, is taken with a warning.
+# release, is taken with a warning.  The kernel base is a binary package holding the
+# source tarball; every other base is a Debian source package (orig and debian tarballs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: fetch-base.sh kernel|qemu}
+what=${1:?usage: fetch-base.sh kernel|qemu|util-linux}
 base="$top/$what/BASE"
+if [ "$what" = kernel ]; then kind=deb; else kind=source; fi
 [ -r "$base" ] || die "no $base"
 pkg=$(base_get "$base" package)
 ver=$(base_get "$base" version)
@@ -21,7 +23,7 @@ papt_setup "$what" "$suite"
 # Every version the index lists, newest first, as "package version".
 candidates() {
 	local p
-	if [ "$what" = kernel ]; then
+	if [ "$kind" = deb ]; then
 		for p in $(papt "$what" apt-cache pkgnames linux-source- | grep -E '^linux-source-[0-9]+\.[0-9]+$'); do
 			papt "$what" apt-cache madison "$p" | awk -v p="$p" '{ print p, $3 }'
 		done
@@ -48,20 +50,23 @@ order() {
 	return 0
 }
 
-# The files one candidate consists of (after download).
+# The files one candidate consists of (after download); nothing unless all are there (a
+# source package whose debian tarball is missing is not a base).
 files_of() {
 	local p=$1 v=$2 uv
-	if [ "$what" = kernel ]; then
+	if [ "$kind" = deb ]; then
 		find . -maxdepth 1 -name "${p}_${v#*:}_*.deb" -printf '%f\n' | sort | first_line
 	else
 		uv=${v#*:}
+		[ -n "$(find . -maxdepth 1 -name "${p}_${uv%-*}.orig.tar.*" -printf x)" ] &&
+			[ -n "$(find . -maxdepth 1 -name "${p}_${uv}.debian.tar.*" -printf x)" ] || return 0
 		find . -maxdepth 1 \( -name "${p}_${uv%-*}.orig.tar.*" -o -name "${p}_${uv}.debian.tar.*" \) \
 			-printf '%f\n' | sort
 	fi
 }
 
 verify_pinned() {
-	if [ "$what" = kernel ]; then
+	if [ "$kind" = deb ]; then
 		sha256_ok "$1" "$(base_get "$base" sha256)"
 	else
 		local f ok=0
@@ -77,10 +82,22 @@ verify_pinned() {
 
 download() {
 	local p=$1 v=$2 log="$dldir/download.log"
-	if [ "$what" = kernel ]; then
+	if [ "$kind" = deb ]; then
 		papt "$what" apt-get -q download "$p=$v" >"$log" 2>&1
 	else
 		papt "$what" apt-get -q source --download-only "$p=$v" >"$log" 2>&1
+	fi
+}
+
+# why_not LOG: what apt could not get, by file name and status (no host names).
+why_not() {
+	local missing
+	missing=$(sed -nE 's|^E: Failed to fetch [^ ]*/([^/ ]+) +([0-9]{3}) +([^[]*[^[ ]).*|\1 (\2 \3)|p' "$1" | sort -u |
+		paste -sd, - | sed 's/,/, /g')
+	if [ -n "$missing" ]; then
+		echo "the registry lists it but does not serve ${missing}"
+	else
+		grep -m1 -oE 'Unable to locate.*|Can not find.*|E: .*' "$1" || echo "see $1"
 	fi
 }
 
@@ -95,7 +112,7 @@ while read -r p v; do
 	if [ "$p $v" = "$pkg $ver" ] || [ -z "$files" ]; then
 		info "downloading $p $v"
 		if ! download "$p" "$v"; then
-			warn "$p $v could not be downloaded: $(grep -m1 -oE '[0-9]{3}[^]]*Not Found|Unable to locate.*|Can not find.*|E: .*' "$dldir/download.log" || echo "see $dldir/download.log")"
+			warn "$p $v could not be downloaded: $(why_not "$dldir/download.log")"
 			tried="$tried $p=$v"
 			continue
 		fi
@@ -113,4 +130,4 @@ while read -r p v; do
 	exit 0
 done < <(order)
 
-die "nothing to download for the $what base: tried${tried:- nothing}. The registry configured in apt ($(apt_mirror)) must serve $pkg (suite $suite); check 'apt-get update' and network access, or set ${what^^}_SRC to an existing git tree"
+die "nothing to download for the $what base: tried${tried:- nothing}. The registry configured in apt ($(apt_mirror)) must serve $pkg (suite $suite); check 'apt-get update' and network access, or set $(srcvar_of "$what") to an existing git tree"

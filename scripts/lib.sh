@@ -88,6 +88,9 @@ papt() {
 	"$1" "${opts[@]}" "${@:2}"
 }
 
+# srcvar_of WHAT: the variable naming an existing tree to use as its base (UTIL_LINUX_SRC).
+srcvar_of() { local v=${1^^}; echo "${v//-/_}_SRC"; }
+
 # BASE files are "key=value" lines.
 base_get() { sed -n "/^$2=/{s///p;q}" "$1"; }
 
@@ -103,6 +106,8 @@ sha256_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
 
 # Builds take all cores: serialize them across concurrent users of one machine.
 build_lock() {
+	# A caller that already holds the lock for a longer job (a benchmark, say) says so.
+	[ -z "${GH_BUILD_LOCK_HELD:-}" ] || return 0
 	mkdir -p "$GH_CACHE"
 	exec 9>"$GH_CACHE/build.lock"
 	if ! flock -n 9; then

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Create build/<what> as a git tree: the base as one commit (tagged gh-base), then the
-# series applied with git am.  make-tree.sh kernel|qemu
-# KERNEL_SRC= / QEMU_SRC= name an existing git tree to use as the base instead.
+# series applied with git am.  make-tree.sh kernel|qemu|util-linux
+# KERNEL_SRC= / QEMU_SRC= / UTIL_LINUX_SRC= name an existing git tree to use as the base instead.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: make-tree.sh kernel|qemu}
+what=${1:?usage: make-tree.sh kernel|qemu|util-linux}
 tree="$top/build/$what"
-srcvar="${what^^}_SRC"
+srcvar=$(srcvar_of "$what")
 ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.invalid")
 
 # A cached git repository holding just the base commit.

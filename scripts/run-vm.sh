@@ -18,6 +18,8 @@
 #   --incoming URI    start as the destination of a migration (-incoming URI)
 #   --timeout SECS    kill QEMU after SECS (default 300)
 #   --memory SIZE     guest RAM (default 512M)
+#   --machine pc|q35  machine type (default pc); on q35 each virtio disk is behind its own
+#                     pcie-root-port, so that it is a PCIe function (FLR) and hot-pluggable
 #   --quiet           do not echo the console on stdout
 #   --interactive     console on this terminal (with --test shell: a shell in the guest)
 #   --qemu-arg ARG    one more QEMU argument (repeatable)
@@ -30,6 +32,7 @@ kernel="$out/bzImage"
 initrd="$out/initramfs.cpio.gz"
 qemu="$out/qemu-system-x86_64"
 disks=() append="" test="" dir="" sockdir="" on_wait="" incoming="" timeout=300 memory=512M
+machine=pc
 quiet=0 interactive=0 extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -45,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--incoming) incoming=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
+	--machine) machine=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--interactive) interactive=1; shift ;;
 	--qemu-arg) extra+=("$2"); shift 2 ;;
@@ -91,12 +95,16 @@ qemu_img() {
 	truncate -s "$size" "$img"
 }
 
-args=(-accel tcg -machine pc -m "$memory" -smp 1 -nodefaults -display none -monitor none
+case "$machine" in pc | q35) ;; *) die "--machine must be pc or q35, not '$machine'" ;; esac
+args=(-accel tcg -machine "$machine" -m "$memory" -smp 1 -nodefaults -display none -monitor none
 	-no-reboot -L /usr/share/seabios -L /usr/share/qemu
 	-kernel "$kernel" -initrd "$initrd"
 	-serial chardev:con
 	-chardev "pipe,id=ctl,path=$ctl" -serial chardev:ctl
 	-qmp "unix:$qmp,server=on,wait=off")
+# q35 hot-plugs through ACPI by default, which the test kernel lacks; use the root ports'
+# native (pciehp) hot-plug instead.
+[ "$machine" = pc ] || args+=(-global ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off)
 nvirtio=0 nscsi=0
 for spec in "${disks[@]}"; do
 	bus=${spec%%:*} size="" id="" serial="" file="" props=""
@@ -131,7 +139,10 @@ for spec in "${disks[@]}"; do
 	fi
 	args+=(-drive "file=$file,format=raw,if=none,id=drv-$id")
 	dev="drive=drv-$id,id=$id,serial=${serial:-$id}${props:+,$props}"
-	if [ "$bus" = virtio ]; then
+	if [ "$bus" = virtio ] && [ "$machine" = q35 ]; then
+		args+=(-device "pcie-root-port,id=rp-$id,chassis=$nvirtio,slot=$nvirtio"
+			-device "virtio-blk-pci,bus=rp-$id,$dev")
+	elif [ "$bus" = virtio ]; then
 		args+=(-device "virtio-blk-pci,$dev")
 	else
 		args+=(-device "scsi-hd,bus=scsi0.0,scsi-id=$((nscsi - 1)),lun=0,$dev")

@@ -23,6 +23,15 @@
 
 #define SECTOR 512ULL
 
+#ifndef GH_VERSION
+#define GH_VERSION "0"
+#endif
+
+const char *gh_version(void)
+{
+	return GH_VERSION;
+}
+
 const char *gh_source_name(enum gh_source src)
 {
 	switch (src) {
@@ -187,7 +196,7 @@ static int read_num(const char *path, uint64_t *v, const char *dev, char *err, s
 }
 
 /* Read a text attribute, trimmed; "" if absent. */
-static int read_text(const char *path, char *buf, size_t len, const char *dev,
+int gh__read_text(const char *path, char *buf, size_t len, const char *dev,
 		     char *err, size_t errlen)
 {
 	size_t n;
@@ -220,9 +229,46 @@ static int sectors_to_bytes(uint64_t sectors, const char *path, uint64_t *bytes,
 	return 0;
 }
 
-static int path_join(char *buf, size_t len, const char *a, const char *b)
+/*
+ * A directory of the system beside sysfs: DIR as configured, else
+ * "<root>/SUB" when sysfs_root is "<root>/sys" (a fixture or a chroot),
+ * else "/SUB".
+ */
+static void beside_sysfs(const struct gh_config *cfg, const char *dir, const char *sub,
+			 char *buf, size_t len)
 {
-	return fmt(buf, len, "%s/%s", a, b);
+	const char *root = cfg && cfg->sysfs_root && *cfg->sysfs_root ? cfg->sysfs_root : NULL;
+	size_t n;
+
+	if (dir && *dir) {
+		fmt(buf, len, "%s", dir);
+		return;
+	}
+	n = root ? strlen(root) : 0;
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (root && n > 4 && !strncmp(root + n - 4, "/sys", 4))
+		fmt(buf, len, "%.*s/%s", (int)(n - 4), root, sub);
+	else
+		fmt(buf, len, "/%s", sub);
+}
+
+/* The directory of device nodes (see struct gh_config). */
+static void dev_root_of(const struct gh_config *cfg, char *buf, size_t len)
+{
+	beside_sysfs(cfg, cfg ? cfg->dev_root : NULL, "dev", buf, len);
+}
+
+int gh_device_path(const struct gh_config *cfg, const char *device, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+
+	if (!device || !*device)
+		return -1;
+	if (strchr(device, '/'))
+		return fmt(buf, len, "%s", device);
+	dev_root_of(cfg, dir, sizeof(dir));
+	return fmt(buf, len, "%s/%s", dir, device);
 }
 
 /* Find the kernel name of DEVICE; 0 or -1. */
@@ -259,24 +305,23 @@ static int resolve_name(const char *root, const char *device, char *name, size_t
 	return 0;
 }
 
-/* Kernel validation of the interface, done again on what sysfs says. */
-static int check_hints(const struct gh_hints *h, uint64_t lbs, const char *what,
-		       const char *dev, char *err, size_t errlen)
+/* The kernel's rules for the three values, on a device of SIZE bytes. */
+static int check_hints(uint64_t min, uint64_t max, uint64_t inc, uint64_t lbs, uint64_t size,
+		       const char *what, const char *dev, char *err, size_t errlen)
 {
-	unsigned long long mn = h->min, mx = h->max, inc = h->increment;
-	unsigned long long sz = h->disk_size;
+	unsigned long long mn = min, mx = max, in = inc, sz = size;
 
-	if (!inc)
+	if (!in)
 		return fail(err, errlen, "%s: inconsistent %s: increment is 0 but min %llu max %llu",
 			    dev, what, mn, mx);
-	if (lbs && inc % lbs)
+	if (lbs && in % lbs)
 		return fail(err, errlen,
 			    "%s: inconsistent %s: increment %llu is not a multiple of the %llu-byte block",
-			    dev, what, inc, (unsigned long long)lbs);
-	if (mn % inc || mx % inc)
+			    dev, what, in, (unsigned long long)lbs);
+	if (mn % in || mx % in)
 		return fail(err, errlen,
 			    "%s: inconsistent %s: min %llu / max %llu not multiples of increment %llu",
-			    dev, what, mn, mx, inc);
+			    dev, what, mn, mx, in);
 	if (mn > mx)
 		return fail(err, errlen, "%s: inconsistent %s: min %llu > max %llu", dev, what, mn, mx);
 	if (mx < sz)
@@ -292,12 +337,34 @@ static const char *const attr_names[3] = {
 	"min_growth_bytes", "max_growth_bytes", "growth_increment_bytes",
 };
 
+/* The disk's I/O topology; absent attributes read as 0. */
+static int read_topology(const char *diskdir, struct gh_hints *h, const char *dev, char *err,
+			 size_t errlen)
+{
+	static const char *const names[4] = {
+		"logical_block_size", "physical_block_size", "minimum_io_size", "optimal_io_size",
+	};
+	uint32_t *dst[4] = { &h->logical_block, &h->physical_block, &h->io_min, &h->io_opt };
+	char path[PATH_MAX];
+	uint64_t v;
+	int i, r;
+
+	for (i = 0; i < 4; i++) {
+		fmt(path, sizeof(path), "%s/queue/%s", diskdir, names[i]);
+		r = read_num(path, &v, dev, err, errlen);
+		if (r < 0)
+			return -1;
+		*dst[i] = r == 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+	}
+	return 0;
+}
+
 /* 0 with hints, 1 if there are none (no attributes, or all 0), -1 on error. */
 static int sysfs_hints(const char *diskdir, struct gh_hints *h, const char *dev,
 		       char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	uint64_t v[3], lbs = 0;
+	uint64_t v[3];
 	int r, i, present = 0;
 
 	for (i = 0; i < 3; i++) {
@@ -318,340 +385,160 @@ static int sysfs_hints(const char *diskdir, struct gh_hints *h, const char *dev,
 	}
 	if (!v[0] && !v[1] && !v[2])
 		return 1;	/* the device gives none: try the table */
-	fmt(path, sizeof(path), "%s/queue/logical_block_size", diskdir);
-	r = read_num(path, &lbs, dev, err, errlen);
-	if (r < 0)
-		return r;
+	if (check_hints(v[0], v[1], v[2], h->logical_block, h->disk_size, "sysfs growth hints",
+			dev, err, errlen) < 0)
+		return -1;
 	h->min = v[0];
 	h->max = v[1];
 	h->increment = v[2];
-	if (check_hints(h, lbs, "sysfs growth hints", dev, err, errlen) < 0)
-		return -1;
 	h->source = GH_SOURCE_SYSFS;
 	fmt(h->origin, sizeof(h->origin), "sysfs %s/queue/{%s,%s,%s}", diskdir,
 		 attr_names[0], attr_names[1], attr_names[2]);
 	return 0;
 }
 
-/* ---- the table ---------------------------------------------------------- */
-
-static int db_value(const char *v, size_t n, uint64_t *out)
-{
-	char buf[64];
-
-	if (n == 0 || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	return gh_parse_size(buf, out);
-}
-
-int gh_db_match(const char *text, size_t len, const char *what, const char *key,
-		uint64_t *min, uint64_t *max, uint64_t *increment, char *err, size_t errlen)
-{
-	const char *p = text, *end = text + len, *nl, *eq;
-	char line[GH_TEXT_MAX];
-	int lineno = 0, state = 0, matched = 0, have = 0;
-	uint64_t v[3] = { 0, 0, 0 };
-	size_t n, k;
-
-	/* state: 0 between records, 1 in match lines, 2 in properties */
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		n = (size_t)(nl - p);
-		lineno++;
-		if (n && p[n - 1] == '\r')
-			n--;
-		if (n == 0) {		/* a blank line ends a record */
-			if (matched)
-				break;
-			state = 0;
-			continue;
-		}
-		if (p[0] == '#')
-			continue;
-		if (p[0] == ' ' || p[0] == '\t') {
-			while (n && (*p == ' ' || *p == '\t')) {
-				p++;
-				n--;
-			}
-			if (!n || *p == '#')
-				continue;
-			if (state == 0)
-				return fail(err, errlen, "%s:%d: property outside a record", what, lineno);
-			eq = memchr(p, '=', n);
-			if (!eq)
-				return fail(err, errlen, "%s:%d: property without '='", what, lineno);
-			k = (size_t)(eq - p);
-			state = 2;
-			if (!matched)
-				continue;
-			if (k == 10 && !memcmp(p, "GROWTH_MIN", 10)) {
-				if (db_value(eq + 1, n - k - 1, &v[0]) < 0)
-					goto bad_value;
-				have |= 1;
-			} else if (k == 10 && !memcmp(p, "GROWTH_MAX", 10)) {
-				if (db_value(eq + 1, n - k - 1, &v[1]) < 0)
-					goto bad_value;
-				have |= 2;
-			} else if (k == 16 && !memcmp(p, "GROWTH_INCREMENT", 16)) {
-				if (db_value(eq + 1, n - k - 1, &v[2]) < 0)
-					goto bad_value;
-				have |= 4;
-			}
-			/* Other keys are for other readers; ignore them. */
-			continue;
-		}
-		if (state == 2)
-			return fail(err, errlen, "%s:%d: match line after properties (missing blank line)",
-				    what, lineno);
-		state = 1;
-		if (n >= sizeof(line))
-			return fail(err, errlen, "%s:%d: match line too long", what, lineno);
-		memcpy(line, p, n);
-		line[n] = '\0';
-		if (strncmp(line, "growth:", 7))
-			return fail(err, errlen, "%s:%d: match line does not start with \"growth:\"",
-				    what, lineno);
-		if (!matched && fnmatch(line, key, 0) == 0)
-			matched = lineno;
-	}
-	if (!matched)
-		return 0;
-	if (have != 7)
-		return fail(err, errlen, "%s:%d: record needs GROWTH_MIN, GROWTH_MAX and GROWTH_INCREMENT",
-			    what, matched);
-	if (!v[2] || v[0] % v[2] || v[1] % v[2] || v[0] > v[1] || !v[1])
-		return fail(err, errlen,
-			    "%s:%d: inconsistent record: need increment > 0, min <= max, both multiples of it",
-			    what, matched);
-	*min = v[0];
-	*max = v[1];
-	*increment = v[2];
-	return 1;
-
-bad_value:
-	return fail(err, errlen, "%s:%d: bad size (use a number with an optional K/M/G/T/P/E suffix)",
-		    what, lineno);
-}
-
-static int read_file(const char *path, char **text, size_t *len, const char *dev,
-		     char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 0, n = 0;
-	char *buf = NULL, *nb;
-
-	if (!f)
-		return errno == ENOENT ? 1 :
-		       fail(err, errlen, "%s: cannot read table %s: %s", dev, path, strerror(errno));
-	for (;;) {
-		if (cap - n < 4096) {
-			if (cap > (1 << 24)) {
-				free(buf);
-				fclose(f);
-				return fail(err, errlen, "%s: table %s is too large", dev, path);
-			}
-			cap = cap ? cap * 2 : 8192;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return fail(err, errlen, "%s: out of memory", dev);
-			}
-			buf = nb;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return fail(err, errlen, "%s: cannot read table %s", dev, path);
-	}
-	fclose(f);
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
-/* Put "DEV: bad table: " before the syntax error in err. */
-static int table_error(const char *dev, char *err, size_t errlen)
-{
-	char msg[GH_ERR_MAX];
-
-	fmt(msg, sizeof(msg), "%s", err);
-	return fail(err, errlen, "%s: bad table: %s", dev, msg);
-}
-
-struct db_hit {
-	uint64_t min, max, inc;
-	char where[GH_TEXT_MAX];
-};
-
-static int match_file(const char *path, const char *key, struct db_hit *hit,
+/*
+ * udev's database entry of the disk (the hwdb rule's ID_GROWTH_* properties).
+ * Only a table record (ID_GROWTH_SOURCE=table) is taken from there: device
+ * hints come from sysfs itself.  0 with hints, 1 without, -1 on error.
+ */
+static int udev_hints(const struct gh_config *cfg, const char *diskdir, struct gh_hints *h,
 		      const char *dev, char *err, size_t errlen)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int r;
+	static const char *const keys[3] = {
+		"ID_GROWTH_MIN_BYTES=", "ID_GROWTH_MAX_BYTES=", "ID_GROWTH_INCREMENT_BYTES=",
+	};
+	char db[PATH_MAX], path[PATH_MAX * 2], devno[32], line[512], *nl;
+	uint64_t v[3] = { 0, 0, 0 };
+	int have = 0, table = 0, i;
+	FILE *f;
 
-	r = read_file(path, &text, &len, dev, err, errlen);
-	if (r)
-		return r < 0 ? r : 0;
-	r = gh_db_match(text, len, path, key, &hit->min, &hit->max, &hit->inc, err, errlen);
-	free(text);
-	if (r < 0)
-		return table_error(dev, err, errlen);
-	if (r > 0)
-		fmt(hit->where, sizeof(hit->where), "table %s", path);
-	return r;
+	beside_sysfs(cfg, cfg ? cfg->udev_db : NULL, "run/udev/data", db, sizeof(db));
+	fmt(path, sizeof(path), "%s/dev", diskdir);
+	if (gh__read_text(path, devno, sizeof(devno), dev, err, errlen) < 0)
+		return -1;
+	if (!devno[0] || strspn(devno, "0123456789:") != strlen(devno))
+		return 1;
+	fmt(path, sizeof(path), "%s/b%s", db, devno);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;	/* no udev, or it knows nothing of this disk */
+	while (fgets(line, sizeof(line), f)) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "E:", 2))
+			continue;
+		if (!strcmp(line + 2, "ID_GROWTH_SOURCE=table"))
+			table = 1;
+		for (i = 0; i < 3; i++)
+			if (!strncmp(line + 2, keys[i], strlen(keys[i])) &&
+			    gh_parse_u64(line + 2 + strlen(keys[i]), &v[i]) == 0)
+				have |= 1 << i;
+	}
+	fclose(f);
+	if (!table || have != 7)
+		return 1;
+	if (check_hints(v[0], v[1], v[2], 0, v[0], "udev ID_GROWTH_* properties", dev, err,
+			errlen) < 0)
+		return -1;
+	if (v[1] < h->disk_size) {
+		fmt(h->origin, sizeof(h->origin),
+		    "no sysfs hint; udev database %s: table max below the disk's size: ignored",
+		    path);
+		return 1;
+	}
+	h->min = v[0];
+	h->max = v[1];
+	h->increment = v[2];
+	h->source = GH_SOURCE_TABLE;
+	fmt(h->origin, sizeof(h->origin), "udev database %s (ID_GROWTH_SOURCE=table)", path);
+	return 0;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+/* Alignment a partitioning tool may leave after the last partition: 1 MiB,
+ * or the optimal I/O size if larger (what the util-linux series uses too). */
+#define PART_ALIGN (1ULL << 20)
 
-static int match_dir(const char *dir, const char *key, struct db_hit *hit,
-		     const char *dev, char *err, size_t errlen)
+/*
+ * A partition: what may follow it on its disk (POLICY.md, "Partitions").
+ * The last partition gets max = disk max - start - tail and min = disk min -
+ * start - tail (0 if the disk's min lies before that); every other one
+ * max = its size, min = 0.  The disk's increment either way.
+ */
+static void partition_hints(const struct gh_config *cfg, const char *diskdir, struct gh_hints *h)
 {
-	char *names[256], path[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX * 2], why[GH_ERR_MAX] = "", after[GH_NAME_MAX] = "";
+	uint64_t end = h->start + h->size, allowed = 0, s, grain, max_size = 0;
+	struct gh__ptable pt;
 	struct dirent *de;
-	size_t n = 0, i, l;
-	int r = 0;
+	int found = 0, primary = 1, i;
 	DIR *d;
 
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 :
-		       fail(err, errlen, "%s: cannot read table directory %s: %s", dev, dir,
-			    strerror(errno));
-	while ((de = readdir(d)) && n < 256) {
-		l = strlen(de->d_name);
-		if (l > 5 && !strcmp(de->d_name + l - 5, ".hwdb"))
-			names[n++] = strdup(de->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), name_cmp);
-	for (i = 0; i < n; i++) {
-		if (!r && names[i]) {
-			if (path_join(path, sizeof(path), dir, names[i]) < 0)
-				r = fail(err, errlen, "%s: table path too long", dev);
-			else
-				r = match_file(path, key, hit, dev, err, errlen);
-		}
-		free(names[i]);
-	}
-	return r;
-}
-
-static int db_lookup(const struct gh_config *cfg, const char *key, struct db_hit *hit,
-		     const char *dev, char *err, size_t errlen)
-{
-	const char *p = cfg->db_path;
-	char elem[PATH_MAX];
-	struct stat st;
-	size_t n;
-	int r;
-
-	while (p && *p) {
-		n = strcspn(p, ":");
-		if (n >= sizeof(elem))
-			return fail(err, errlen, "%s: table search path element too long", dev);
-		memcpy(elem, p, n);
-		elem[n] = '\0';
-		p += n + (p[n] == ':');
-		if (!n || stat(elem, &st) < 0)
+	h->tail = h->disk_size - end;
+	grain = h->io_opt > PART_ALIGN ? h->io_opt : PART_ALIGN;
+	/* Any partition the kernel knows that starts at or after our end. */
+	d = opendir(diskdir);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, h->name))
 			continue;
-		r = S_ISDIR(st.st_mode) ? match_dir(elem, key, hit, dev, err, errlen) :
-					  match_file(elem, key, hit, dev, err, errlen);
-		if (r)
-			return r;
+		fmt(path, sizeof(path), "%s/%s/start", diskdir, de->d_name);
+		if (read_num(path, &s, h->name, NULL, 0) == 0 && s * SECTOR >= end && !after[0])
+			fmt(after, sizeof(after), "%s", de->d_name);
 	}
-	if (cfg->builtin_db) {
-		r = gh_db_match(cfg->builtin_db, strlen(cfg->builtin_db), "(built-in table)", key,
-				&hit->min, &hit->max, &hit->inc, err, errlen);
-		if (r > 0)
-			fmt(hit->where, sizeof(hit->where), "built-in table");
-		return r < 0 ? table_error(dev, err, errlen) : r;
-	}
-	return 0;
-}
+	if (d)
+		closedir(d);
 
-/* The table key of a disk, "" if its kind is unknown. */
-static int table_key(const char *root, const char *diskdir, const char *disk, char *key,
-		     size_t len, const char *dev, char *err, size_t errlen)
-{
-	char path[PATH_MAX], modalias[128], vendor[64], model[96], sysv[96];
-
-	key[0] = '\0';
-	fmt(path, sizeof(path), "%s/device/modalias", diskdir);
-	if (read_text(path, modalias, sizeof(modalias), dev, err, errlen) < 0)
-		return -1;
-	fmt(path, sizeof(path), "%s/device/vendor", diskdir);
-	if (read_text(path, vendor, sizeof(vendor), dev, err, errlen) < 0)
-		return -1;
-	fmt(path, sizeof(path), "%s/device/model", diskdir);
-	if (read_text(path, model, sizeof(model), dev, err, errlen) < 0)
-		return -1;
-
-	if (!strncmp(modalias, "virtio:d00000002v", 17) ||
-	    (!modalias[0] && !model[0] && !strncmp(disk, "vd", 2))) {
-		fmt(path, sizeof(path), "%s/class/dmi/id/sys_vendor", root);
-		if (read_text(path, sysv, sizeof(sysv), dev, err, errlen) < 0)
-			return -1;
-		fmt(key, len, "growth:virtio:dmi:sv%s", sysv);
-	} else if (!strncmp(modalias, "scsi:", 5) ||
-		   (!modalias[0] && vendor[0] && model[0] && strncmp(disk, "nvme", 4))) {
-		fmt(key, len, "growth:scsi:v%s:m%s", vendor, model);
-	} else if (!strncmp(disk, "nvme", 4) && model[0]) {
-		fmt(key, len, "growth:nvme:m%s", model);
+	/* The table itself: its type, and for GPT its backup area. */
+	dev_root_of(cfg, dir, sizeof(dir));
+	fmt(path, sizeof(path), "%s/%s", dir, h->disk);
+	if (gh__read_ptable(path, &pt, why, sizeof(why)) == 0) {
+		fmt(h->pttype, sizeof(h->pttype), "%s", pt.type);
+		for (i = 0; i < pt.n; i++) {
+			if (pt.start[i] == h->start) {
+				found = 1;
+				primary = pt.primary[i];
+			} else if (pt.start[i] >= end && !after[0]) {
+				fmt(after, sizeof(after), "another partition at byte %llu",
+				    (unsigned long long)pt.start[i]);
+			}
+		}
+		allowed = pt.backup_bytes + grain;
+		max_size = pt.max_size;
+		if (!found) {
+			fmt(why, sizeof(why), "the %s table on %s has no partition at byte %llu",
+			    pt.type, path, (unsigned long long)h->start);
+			allowed = 0;
+		} else if (!primary) {
+			fmt(after, sizeof(after), "its extended partition");
+		}
 	}
-	return 0;
-}
 
-static int table_hints(const struct gh_config *cfg, const char *root, const char *diskdir,
-		       struct gh_hints *h, const char *dev, char *err, size_t errlen)
-{
-	struct db_hit hit;
-	char a[32], b[32];
-	int r;
+	if (!after[0] && h->tail <= allowed && h->max >= h->disk_size) {
+		/* The partition gets the disk's headroom. */
+		uint64_t disk_min = h->min;
 
-	if (table_key(root, diskdir, h->disk, h->match, sizeof(h->match), dev, err, errlen) < 0)
-		return -1;
-	if (!h->match[0]) {
-		fmt(h->origin, sizeof(h->origin),
-			 "no sysfs hint; not a SCSI, NVMe or virtio-blk disk the table knows");
-		return 0;
+		h->max = h->max - h->start - h->tail;
+		if (max_size && h->max > max_size)
+			h->max = max_size > h->size ? max_size : h->size;
+		h->min = disk_min > h->start + h->tail ? disk_min - h->start - h->tail : 0;
+		if (h->min > h->max)
+			h->min = h->max;
+		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
+		    "; last partition of %s (%s, %llu bytes after it): inherits its headroom",
+		    h->disk, h->pttype[0] ? h->pttype : "table not read",
+		    (unsigned long long)h->tail);
+		return;
 	}
-	memset(&hit, 0, sizeof(hit));
-	r = db_lookup(cfg, h->match, &hit, dev, err, errlen);
-	if (r < 0)
-		return -1;
-	if (r == 0) {
-		fmt(h->origin, sizeof(h->origin), "no sysfs hint; no table record matches");
-		return 0;
-	}
-	if (hit.max < h->disk_size) {
-		gh_format_size(hit.max, a, sizeof(a));
-		gh_format_size(h->disk_size, b, sizeof(b));
-		fmt(h->origin, sizeof(h->origin),
-			 "no sysfs hint; %s says max %s but the disk is already %s: ignored",
-			 hit.where, a, b);
-		return 0;
-	}
-	h->min = hit.min;
-	h->max = hit.max;
-	h->increment = hit.inc;
-	h->source = GH_SOURCE_TABLE;
-	fmt(h->origin, sizeof(h->origin), "%s", hit.where);
-	return 0;
+	h->max = h->size;
+	h->min = 0;
+	if (after[0])
+		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
+		    "; %s follows it on %s: will not grow", after, h->disk);
+	else
+		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
+		    "; %llu bytes after it on %s%s%s: will not grow", (unsigned long long)h->tail,
+		    h->disk, why[0] ? ", " : "", why);
 }
 
 /* ---- probe -------------------------------------------------------------- */
@@ -666,6 +553,8 @@ int gh_probe(const struct gh_config *cfg, const char *device, struct gh_hints *h
 	char *slash;
 	int r;
 
+	if (!h)
+		return fail(err, errlen, "%s: no result buffer", device ? device : "(none)");
 	memset(h, 0, sizeof(*h));
 	if (!device || !*device)
 		return fail(err, errlen, "(none): no device given");
@@ -723,32 +612,38 @@ int gh_probe(const struct gh_config *cfg, const char *device, struct gh_hints *h
 				    (unsigned long long)sectors, (unsigned long long)disk_sectors);
 		slash = strrchr(diskdir, '/');
 		fmt(h->disk, sizeof(h->disk), "%s", slash + 1);
+		/* On the real sysfs, libblkid names the whole disk (it knows
+		 * device-mapper and the other exceptions). */
+		if (!strcmp(root, "/sys") && strchr(device, '/') && stat(device, &st) == 0) {
+			char whole[GH_NAME_MAX];
+
+			if (gh__wholedisk(major(st.st_rdev), minor(st.st_rdev), whole,
+					  sizeof(whole)) == 0 && strcmp(whole, h->disk))
+				return fail(err, errlen,
+					    "%s: sysfs says its disk is %s, libblkid says %s",
+					    device, h->disk, whole);
+		}
 	} else {
 		fmt(diskdir, sizeof(diskdir), "%s", real);
 		h->disk_size = h->size;
 		fmt(h->disk, sizeof(h->disk), "%s", h->name);
 	}
+	if (read_topology(diskdir, h, device, err, errlen) < 0)
+		return -1;
 
 	r = sysfs_hints(diskdir, h, device, err, errlen);
 	if (r < 0)
 		return -1;
-	if (r > 0 && table_hints(cfg, root, diskdir, h, device, err, errlen) < 0)
+	if (r > 0) {
+		r = udev_hints(cfg, diskdir, h, device, err, errlen);
+		if (r < 0)
+			return -1;
+	}
+	if (r > 0 && gh__table_hints(cfg, root, diskdir, h, device, err, errlen) < 0)
 		return -1;
 
-	if (h->source != GH_SOURCE_NONE && h->partition) {
-		if (h->start + h->size != h->disk_size) {
-			fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
-				 "; partition does not end at the end of %s: no growth", h->disk);
-			h->min = h->max = h->increment = 0;
-			h->source = GH_SOURCE_NONE;
-		} else {
-			/* The partition gets the disk's headroom. */
-			h->max = h->max - h->disk_size + h->size;
-			h->min = h->size;
-			fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
-				 "; partition ends at the end of %s: inherits its headroom", h->disk);
-		}
-	}
+	if (h->source != GH_SOURCE_NONE && h->partition)
+		partition_hints(cfg, diskdir, h);
 	return 0;
 }
 
@@ -756,25 +651,41 @@ int gh_apply_overrides(struct gh_hints *h, const struct gh_overrides *o, char *e
 		       size_t errlen)
 {
 	const char *dev = h->name[0] ? h->name : "(device)";
+	uint64_t mn = h->min, mx = h->max, inc = h->increment;
 
-	if (!o->has_min && !o->has_max && !o->has_increment)
+	if (!o || (!o->has_min && !o->has_max && !o->has_increment))
 		return 0;
-	if (o->has_min)
-		h->min = o->min;
-	if (o->has_max)
-		h->max = o->max;
-	if (o->has_increment)
-		h->increment = o->increment;
-	if (h->source == GH_SOURCE_NONE) {
-		if (!o->has_max)
-			h->max = h->size;
-	}
-	if (h->max < h->size)
+	if (o->has_max && o->max < h->size)
 		return fail(err, errlen, "%s: --max %llu is smaller than the device (%llu bytes)",
-			    dev, (unsigned long long)h->max, (unsigned long long)h->size);
-	if (h->min > h->max)
-		return fail(err, errlen, "%s: min %llu > max %llu", dev,
-			    (unsigned long long)h->min, (unsigned long long)h->max);
+			    dev, (unsigned long long)o->max, (unsigned long long)h->size);
+	if (h->source == GH_SOURCE_NONE && !o->has_max) {
+		/* A minimum or an increment says nothing about growth: checked, then ignored. */
+		inc = o->has_increment ? o->increment : h->logical_block ? h->logical_block : 512;
+		if (check_hints(o->has_min ? o->min : 0, h->size - h->size % inc, inc,
+				h->logical_block, h->size - h->size % inc,
+				"--min/--increment", dev, err, errlen) < 0)
+			return -1;
+		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
+		    "; --min/--increment without a max: ignored");
+		return 0;
+	}
+	if (h->source == GH_SOURCE_NONE) {
+		/* --max alone: no minimum, whole-block steps */
+		mn = 0;
+		inc = h->logical_block ? h->logical_block : 512;
+	}
+	if (o->has_min)
+		mn = o->min;
+	if (o->has_max)
+		mx = o->max;
+	if (o->has_increment)
+		inc = o->increment;
+	if (check_hints(mn, mx, inc, h->logical_block, h->size, "--min/--max/--increment", dev,
+			err, errlen) < 0)
+		return -1;
+	h->min = mn;
+	h->max = mx;
+	h->increment = inc;
 	h->source = GH_SOURCE_OVERRIDE;
 	fmt(h->origin, sizeof(h->origin), "command line (--min/--max/--increment)");
 	return 0;

@@ -2,7 +2,8 @@
 /*
  * libgrowthhints: read the growth hints of a block device (min / max /
  * increment of the capacity its provider may give it) and turn them into
- * mkfs options sized for the final size.
+ * mkfs options that stay sensible for every size the device may end at
+ * (POLICY.md).
  *
  * No global state: every call gets what it needs in its arguments.  Errors
  * come back as a negative return and one line in the caller's buffer that
@@ -20,19 +21,31 @@ extern "C" {
 
 #define GH_NAME_MAX	64
 #define GH_TEXT_MAX	256
-#define GH_ERR_MAX	320
+#define GH_ERR_MAX	512
+
+/* "1.0.0": the library's version (the package's). */
+const char *gh_version(void);
 
 enum gh_source {
-	GH_SOURCE_NONE = 0,	/* no hint: the device is not expected to grow */
-	GH_SOURCE_SYSFS,	/* queue/{min,max}_growth_bytes, growth_increment_bytes */
-	GH_SOURCE_TABLE,	/* a record of the known cloud disk table */
+	GH_SOURCE_NONE = 0,	/* no hint: nothing is known about growth */
+	GH_SOURCE_SYSFS,	/* the device: queue/{min,max}_growth_bytes, growth_increment_bytes */
+	GH_SOURCE_TABLE,	/* a table record by model (udev hwdb or built in): a guess */
 	GH_SOURCE_OVERRIDE,	/* --min / --max / --increment */
 };
 
+/* "sysfs", "table", "override", "none" */
 const char *gh_source_name(enum gh_source src);
 
 struct gh_config {
 	const char *sysfs_root;	/* NULL or "": "/sys" */
+	/*
+	 * Device nodes; NULL or "": "/dev", or "<dir>/dev" when sysfs_root is
+	 * "<dir>/sys" (a tree of both, as in a test fixture or a chroot).
+	 */
+	const char *dev_root;
+	/* udev's database ("b<major>:<minor>" files); NULL or "": "/run/udev/data",
+	 * or "<dir>/run/udev/data" when sysfs_root is "<dir>/sys" */
+	const char *udev_db;
 	/* Table search path: files or directories (their *.hwdb files in
 	 * name order), separated by ':'; the first matching record wins. */
 	const char *db_path;
@@ -47,11 +60,18 @@ struct gh_hints {
 	uint64_t size;		/* bytes */
 	uint64_t disk_size;	/* bytes of the whole disk */
 	uint64_t start;		/* partition start in bytes, 0 for a disk */
+	uint64_t tail;		/* bytes between the partition's end and the disk's end */
+	char pttype[16];	/* partition table of the disk ("gpt", "dos"), "" if unknown */
 	/* The hints, in bytes; all 0 when source is GH_SOURCE_NONE. */
 	uint64_t min;
 	uint64_t max;
 	uint64_t increment;
 	enum gh_source source;
+	/* I/O topology of the disk (queue/), bytes; 0 if unknown. */
+	uint32_t logical_block;
+	uint32_t physical_block;
+	uint32_t io_min;
+	uint32_t io_opt;
 	/* Where the hints came from, or why there are none. */
 	char origin[2 * GH_TEXT_MAX];
 	/* What the table was asked for: "growth:nvme:mAmazon ...", or "". */
@@ -60,13 +80,24 @@ struct gh_hints {
 
 /*
  * Probe DEVICE: a path ("/dev/vda1": must exist and be a block device) or a
- * kernel name ("vda1", looked up in sysfs only).  Returns 0, or -1 with one
+ * kernel name ("vda1", looked up in sysfs only).  CFG may be NULL (the
+ * defaults, no table files, no built-in table).  Returns 0, or -1 with one
  * line in err.
+ *
+ * Sources in order: the device's sysfs attributes; udev's ID_GROWTH_*
+ * properties with ID_GROWTH_SOURCE=table (the hwdb rule); the table files
+ * of db_path; the built-in table.  A partition may grow only if nothing
+ * but the GPT backup area and alignment follows it on its disk (POLICY.md,
+ * "Partitions"); any other partition reports max = its size.
  */
 int gh_probe(const struct gh_config *cfg, const char *device,
 	     struct gh_hints *h, char *err, size_t errlen);
 
-/* The shipped table (growth-hints.hwdb), built in. */
+/* The path of DEVICE's node: DEVICE itself if it has a '/', else
+ * <dev_root>/DEVICE.  0, or -1 if it does not fit. */
+int gh_device_path(const struct gh_config *cfg, const char *device, char *buf, size_t len);
+
+/* The shipped table (udev/60-growth-hints.hwdb), built in. */
 extern const char gh_builtin_db[];
 
 /* Where the table is looked for after $GROWTH_HINTS_DB. */
@@ -77,14 +108,19 @@ struct gh_overrides {
 	uint64_t min, max, increment;
 };
 
-/* Apply --min/--max/--increment; -1 with err if the result is inconsistent. */
+/*
+ * Apply --min/--max/--increment, then check the result with the kernel's
+ * rules.  Without a max (from the device, the table or --max) --min and
+ * --increment alone change nothing and the device stays "no hint".
+ * 0, or -1 with err.
+ */
 int gh_apply_overrides(struct gh_hints *h, const struct gh_overrides *o,
 		       char *err, size_t errlen);
 
 /*
- * Look KEY up in the table text (hwdb format, see README.md).  Returns 1 and
- * fills min/max/increment on a match, 0 on none, -1 with err on a syntax
- * error (err names WHAT and the line).
+ * Look KEY up in the table text (hwdb format, growth-hints.hwdb(5)).
+ * Returns 1 and fills min/max/increment on a match, 0 on none, -1 with err
+ * on a syntax error (err names WHAT and the line).
  */
 int gh_db_match(const char *text, size_t len, const char *what,
 		const char *key, uint64_t *min, uint64_t *max,
@@ -103,8 +139,6 @@ void gh_format_size(uint64_t bytes, char *buf, size_t len);
 enum gh_fstype { GH_FS_EXT4, GH_FS_XFS };
 
 #define GH_MAX_OPTS	12
-#define GH_MAX_ARGS	40
-#define GH_ARG_MAX	160
 
 /* One mkfs option: -<letter> [key[=value]] ; -O features use key only. */
 struct gh_opt {
@@ -113,12 +147,28 @@ struct gh_opt {
 	char value[40];
 };
 
+/* What the plan is asked for. */
+struct gh_plan_req {
+	enum gh_fstype fs;
+	uint64_t size;			/* bytes of the device now */
+	uint64_t max;			/* ceiling (max_growth_bytes), 0: no growth hint */
+	uint64_t final;			/* explicit final size (--final), 0: none */
+	enum gh_source source;		/* where max came from; TABLE is a guess */
+	uint32_t io_min, io_opt;	/* queue/minimum_io_size, optimal_io_size, 0: unknown */
+	uint32_t physical_block;	/* queue/physical_block_size, 0: unknown */
+	char *const *user;		/* the user's mkfs options (not the device), or NULL */
+	int nuser;
+};
+
 struct gh_plan {
 	enum gh_fstype fs;
-	uint64_t size;		/* bytes now */
-	uint64_t final;		/* bytes the plan is sized for (max, capped) */
+	uint64_t size;		/* bytes the filesystem has now */
+	uint64_t max;		/* the ceiling asked for (0: none) */
+	uint64_t final;		/* the largest size the geometry is sized for */
 	int grows;		/* final > size */
-	int hinted;		/* a maximum was given (0: no growth hint) */
+	int hinted;		/* a maximum or a target was given (0: no growth hint) */
+	int guess;		/* the maximum is a table guess: nothing that costs at size */
+	int target;		/* final is an explicit target (--final) */
 	int nopts;
 	struct gh_opt opts[GH_MAX_OPTS];
 	char reason[GH_TEXT_MAX * 2];
@@ -129,6 +179,7 @@ struct gh_plan {
 	uint64_t agcount_final;		/* after growing to final */
 	uint64_t log_blocks;
 	int log_agnum;			/* -1: mkfs default (middle AG) */
+	uint64_t stripe_unit;		/* bytes the AG size is aligned to, 0: none */
 	/* ext4; the numbers mke2fs gives with these options */
 	const char *usage_type;		/* "floppy" "small" "default" "big" "huge" */
 	uint32_t inode_ratio;
@@ -141,26 +192,39 @@ struct gh_plan {
 };
 
 /*
- * Choose mkfs options for a device of SIZE bytes that may grow to MAX.  MAX == SIZE
- * means "will not grow"; MAX == 0 means no growth hint (mkfs keeps its defaults).
+ * Choose mkfs options for REQ (POLICY.md).  The user's options in REQ take
+ * part: -b, -d size=, stripe and the options that decide what ours would.
+ * Returns 0, or -1 with err when a user option cannot be read (the caller
+ * then runs mkfs with the user's options alone).
  */
-int gh_plan_mkfs(enum gh_fstype fs, uint64_t size, uint64_t max,
-		 struct gh_plan *p, char *err, size_t errlen);
+int gh_plan_mkfs(const struct gh_plan_req *req, struct gh_plan *p, char *err,
+		 size_t errlen);
 
+/* A command line; free it with gh_argv_free(). */
 struct gh_argv {
 	int argc;
-	int dropped;			/* plan options dropped for the user's */
-	char argv[GH_MAX_ARGS][GH_ARG_MAX];
+	int dropped;		/* plan options dropped for the user's */
+	int merged;		/* plan options merged into a user option (-E) */
+	char **argv;		/* argc strings and a NULL */
 };
+
+void gh_argv_free(struct gh_argv *a);
 
 /*
  * The plan's options as mkfs arguments, less those that conflict with the
  * user's (USER: mkfs arguments, not including the device).  The user's are
- * not copied.  Returns 0, or -1 if a user argument is malformed or the
- * result does not fit.
+ * not copied.  Returns 0, or -1 if a user argument is malformed.
  */
 int gh_plan_args(const struct gh_plan *p, char *const *user, int nuser,
 		 struct gh_argv *out);
+
+/*
+ * The whole mkfs command: PROG, the plan's options less the user's, the
+ * user's options, DEVICE.  Options mkfs keeps only once (mke2fs -E) are
+ * merged into the user's.  0 or -1 as gh_plan_args().
+ */
+int gh_mkfs_argv(const struct gh_plan *p, const char *prog, char *const *user,
+		 int nuser, const char *device, struct gh_argv *out);
 
 #ifdef __cplusplus
 }

@@ -31,7 +31,7 @@ if [ -z "$d" ]; then
 	gh_done
 	exit
 fi
-nlines() { dmesg | grep -c 'ignoring capacity growth hints'; }
+nlines() { dmesg | grep -c "$d: ignoring capacity growth hints"; }
 
 # check NAME "MIN MAX INC" LINES
 check() {
@@ -40,7 +40,7 @@ check() {
 		return 0
 	fi
 	t_eq "$1 hints" "$(gh_hints "$d")" "$2"
-	dmesg | grep 'ignoring capacity growth hints' | sed 's/^/# /'
+	dmesg | grep "$d: ignoring capacity growth hints" | sed 's/^/# /'
 	t_eq "$1 log lines" "$(nlines)" "$3"
 	t_cmd "$1 disk readable" dd if="/dev/$d" of=/dev/null bs=4096 count=16
 	if gh_kernel_clean >/dev/null; then t_ok "$1 kernel log clean"; else t_fail "$1 kernel log clean"; fi

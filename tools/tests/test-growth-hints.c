@@ -4,7 +4,9 @@
  * under a temporary directory.  KTAP version 1 on stdout; exit 1 on failure.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -307,7 +309,7 @@ static void t_part_at_end(struct t *t)
 	CHECK_U64(t, h.size, 19 * GiB);
 	CHECK_U64(t, h.start, GiB);
 	CHECK_U64(t, h.disk_size, 20 * GiB);
-	CHECK_U64(t, h.min, 19 * GiB);
+	CHECK_U64(t, h.min, 0);		/* the disk's min 0 lies before its start */
 	CHECK_U64(t, h.max, 99 * GiB);
 	CHECK_U64(t, h.increment, GiB);
 	CHECK(t, h.source == GH_SOURCE_SYSFS);
@@ -318,15 +320,19 @@ static void t_part_not_at_end(struct t *t)
 	struct gh_config c = cfg_of(t, NULL, 0);
 	struct gh_hints h;
 
+	/* a partition followed by another, or by free space: max = its size */
 	two_parts(t, 10 * GiB / 512);
 	if (probe_ok(t, &c, "vda1", &h))
 		return;
-	CHECK(t, h.source == GH_SOURCE_NONE);
-	CHECK_U64(t, h.max, 0);
-	CHECK_HAS(t, h.origin, "does not end at the end");
+	CHECK(t, h.source == GH_SOURCE_SYSFS);
+	CHECK_U64(t, h.max, GiB - MiB);
+	CHECK_U64(t, h.min, 0);
+	CHECK_HAS(t, h.origin, "vda2 follows it on vda: will not grow");
 	if (probe_ok(t, &c, "vda2", &h))
 		return;
-	CHECK(t, h.source == GH_SOURCE_NONE);
+	CHECK(t, h.source == GH_SOURCE_SYSFS);
+	CHECK_U64(t, h.max, 10 * GiB);
+	CHECK_HAS(t, h.origin, "will not grow");
 }
 
 static void t_table_scsi(struct t *t)
@@ -404,7 +410,7 @@ static void t_table_virtio_dmi(struct t *t)
 	CHECK(t, h.source == GH_SOURCE_TABLE);
 	CHECK_U64(t, h.size, 8 * GiB - MiB);
 	CHECK_U64(t, h.max, 2 * TiB - MiB);
-	CHECK_U64(t, h.min, 8 * GiB - MiB);
+	CHECK_U64(t, h.min, GiB - MiB);		/* the record's min less the start */
 }
 
 static void t_table_order(struct t *t)
@@ -691,14 +697,32 @@ static void plan_args(struct t *t, const struct gh_plan *p, char *const *user, i
 		sfmt(out + n, len - n, "%s%s", i ? " " : "", a.argv[i]);
 		n = strlen(out);
 	}
+	gh_argv_free(&a);
 }
 
+/* A plan for device hints (sysfs) up to MAX, no user options. */
 static int plan(struct t *t, enum gh_fstype fs, uint64_t size, uint64_t max, struct gh_plan *p,
 		char *args, size_t len)
 {
+	struct gh_plan_req r = { .fs = fs, .size = size, .max = max, .source = GH_SOURCE_SYSFS };
 	char err[GH_ERR_MAX];
 
-	if (gh_plan_mkfs(fs, size, max, p, err, sizeof(err)) < 0) {
+	if (gh_plan_mkfs(&r, p, err, sizeof(err)) < 0) {
+		diag(t, "plan failed: %s", err);
+		return -1;
+	}
+	plan_args(t, p, NULL, 0, args, len);
+	return 0;
+}
+
+/* A plan for an explicit final size (--final). */
+static int plan_target(struct t *t, enum gh_fstype fs, uint64_t size, uint64_t final,
+		       struct gh_plan *p, char *args, size_t len)
+{
+	struct gh_plan_req r = { .fs = fs, .size = size, .final = final };
+	char err[GH_ERR_MAX];
+
+	if (gh_plan_mkfs(&r, p, err, sizeof(err)) < 0) {
 		diag(t, "plan failed: %s", err);
 		return -1;
 	}
@@ -713,14 +737,13 @@ static void t_xfs_10g_10t(struct t *t)
 
 	if (plan(t, GH_FS_XFS, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
-	/* the first AG as large as the device allows: 10 GiB - 16 MiB */
-	CHECK_STR(t, a, "-d agsize=10224m -l size=320m,agnum=0");
-	CHECK_U64(t, p.agsize_blocks, 10224 * MiB / 4096);
+	/* the first AG 7/8 of the device, the second the rest; the log mkfs's own */
+	CHECK_STR(t, a, "-d agsize=8960m");
+	CHECK_U64(t, p.agsize_blocks, 8960 * MiB / 4096);
 	CHECK_U64(t, p.agcount, 2);
-	CHECK_U64(t, p.agcount_final, 1026);
-	/* log: 2 GiB wanted at 10 TiB, capped at 1/32 of 10 GiB */
-	CHECK_U64(t, p.log_blocks * 4096, 320 * MiB);
-	CHECK(t, p.log_agnum == 0);
+	CHECK_U64(t, p.agcount_final, 1171);
+	CHECK_U64(t, p.log_blocks * 4096, 64 * MiB);
+	CHECK(t, p.log_agnum == -1);
 	CHECK(t, p.grows);
 }
 
@@ -731,11 +754,13 @@ static void t_ext4_10g_10t(struct t *t)
 
 	if (plan(t, GH_FS_EXT4, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-T big -O meta_bg,^resize_inode,64bit -J size=320");
-	CHECK_STR(t, p.usage_type, "big");
-	CHECK_U64(t, p.inode_ratio, 32768);
-	CHECK(t, p.meta_bg && !p.resize_inode && p.bit64);
-	CHECK_U64(t, p.journal_blocks * 4096, 320 * MiB);
+	/* the inode ratio and journal of 10 GiB; mke2fs's reserve (1024 blocks) */
+	CHECK_STR(t, a, "-O 64bit");
+	CHECK_STR(t, p.usage_type, "default");
+	CHECK_U64(t, p.inode_ratio, 16384);
+	CHECK(t, !p.meta_bg && p.resize_inode && p.bit64);
+	CHECK_U64(t, p.reserved_gdt_blocks, 1024);
+	CHECK_U64(t, p.journal_blocks * 4096, 64 * MiB);
 	CHECK_U64(t, p.resize_blocks, 0);
 }
 
@@ -787,15 +812,15 @@ static void t_1g_64t(struct t *t)
 
 	if (plan(t, GH_FS_XFS, GiB, 64 * TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-d agsize=1008m -l size=64m,agnum=0");
+	CHECK_STR(t, a, "-d agsize=896m");
 	CHECK_U64(t, p.agcount, 2);
-	CHECK_U64(t, p.agcount_final, (64 * TiB + 1008 * MiB - 1) / (1008 * MiB));
-	/* 1/32 of 1 GiB is below mkfs.xfs's 64 MiB minimum: the minimum */
+	CHECK_U64(t, p.agcount_final, (64 * TiB + 896 * MiB - 1) / (896 * MiB));
 	CHECK_U64(t, p.log_blocks, 16384);
 	if (plan(t, GH_FS_EXT4, GiB, 64 * TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-T huge -O meta_bg,^resize_inode,64bit -J size=32");
-	CHECK_U64(t, p.inode_ratio, 65536);
+	CHECK_STR(t, a, "-O 64bit");
+	CHECK_U64(t, p.inode_ratio, 16384);
+	CHECK_U64(t, p.final, 64 * TiB - 128 * MiB);
 }
 
 static void t_ext4_resize_inode(struct t *t)
@@ -806,21 +831,24 @@ static void t_ext4_resize_inode(struct t *t)
 	/* 10 GiB -> 1 TiB fits the resize_inode reserve: 8192/64 - 2 = 126 */
 	if (plan(t, GH_FS_EXT4, 10 * GiB, TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-E resize=268435456 -O 64bit -J size=320");
+	CHECK_STR(t, a, "-E resize=268435456 -O 64bit");
 	CHECK_U64(t, p.reserved_gdt_blocks, 126);
 	CHECK(t, p.resize_inode && !p.meta_bg);
-	/* 10 GiB -> 8 TiB + 16 GiB: 1026 descriptor blocks, 1024 reserved: the limit */
+	/* 10 GiB -> 8 TiB + 16 GiB: 1026 descriptor blocks, 1024 reserved (mke2fs's own) */
 	if (plan(t, GH_FS_EXT4, 10 * GiB, 8 * TiB + 16 * GiB, &p, a, sizeof(a)))
 		return;
+	CHECK_STR(t, a, "-O 64bit");
 	CHECK_U64(t, p.reserved_gdt_blocks, 1024);
 	CHECK(t, p.resize_inode);
+	/* past the reserve: no meta_bg up front, the kernel converts when it runs out */
 	if (plan(t, GH_FS_EXT4, 10 * GiB, 8 * TiB + 32 * GiB, &p, a, sizeof(a)))
 		return;
-	CHECK(t, p.meta_bg);
-	/* a small device that will be large: 4 KiB blocks, default type spelled out */
+	CHECK(t, !p.meta_bg && p.resize_inode);
+	CHECK_HAS(t, p.reason, "converts to meta_bg");
+	/* a small device that may grow: 4 KiB blocks, its type's inode count kept */
 	if (plan(t, GH_FS_EXT4, 256 * MiB, 100 * GiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-b 4096 -I 256 -i 16384 -E resize=26214400 -O 64bit -J size=16");
+	CHECK_STR(t, a, "-b 4096 -I 256 -i 4096 -E resize=26214400 -O 64bit");
 }
 
 static void t_xfs_sizes(struct t *t)
@@ -831,13 +859,13 @@ static void t_xfs_sizes(struct t *t)
 	/* growth to 2x: the final size's default AG (5 GiB) fits: no agnum */
 	if (plan(t, GH_FS_XFS, 10 * GiB, 20 * GiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-d agsize=5g -l size=64m");
+	CHECK_STR(t, a, "-d agsize=5g");
 	CHECK_U64(t, p.agcount, 2);
 	CHECK_U64(t, p.agcount_final, 4);
-	/* 100 GiB -> 10 TiB: the log reaches the format's 2 GiB - 10 MiB */
+	/* 100 GiB -> 10 TiB */
 	if (plan(t, GH_FS_XFS, 100 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-d agsize=102384m -l size=2038m,agnum=0");
+	CHECK_STR(t, a, "-d agsize=89600m");
 	/* 4 TiB -> 40 TiB: AGs at their 1 TiB maximum */
 	if (plan(t, GH_FS_XFS, 4 * TiB, 40 * TiB, &p, a, sizeof(a)))
 		return;
@@ -860,20 +888,29 @@ static void t_huge(struct t *t)
 		return;
 	CHECK_U64(t, p.final, 1ULL << 63);
 	CHECK_HAS(t, p.reason, "capped");
-	CHECK_STR(t, a, "-d agsize=10224m -l size=320m,agnum=0");
-	CHECK_U64(t, p.agcount_final, (1ULL << 63) / (10224 * MiB) + 1);
+	CHECK_STR(t, a, "-d agsize=8960m");
+	CHECK_U64(t, p.agcount_final, (1ULL << 63) / (8960 * MiB) + 1);
+	/* ext4: the target stops where 16 KiB per inode reaches 2^32 inodes */
 	if (plan(t, GH_FS_EXT4, 10 * GiB, UINT64_MAX, &p, a, sizeof(a)))
 		return;
-	CHECK_U64(t, p.final, 1ULL << 60);
-	CHECK_STR(t, a, "-T huge -O meta_bg,^resize_inode,64bit -J size=320");
-	CHECK(t, gh_plan_mkfs(GH_FS_EXT4, UINT64_MAX, UINT64_MAX, &p, err, sizeof(err)) < 0);
-	CHECK_HAS(t, err, "format limit");
-	CHECK(t, gh_plan_mkfs(GH_FS_XFS, 0, TiB, &p, err, sizeof(err)) < 0);
+	CHECK_U64(t, p.final, 64 * TiB - 128 * MiB);
+	CHECK_STR(t, a, "-O 64bit");
+	{
+		struct gh_plan_req r = { .fs = GH_FS_EXT4, .size = UINT64_MAX, .max = UINT64_MAX };
+
+		CHECK(t, gh_plan_mkfs(&r, &p, err, sizeof(err)) < 0);
+		CHECK_HAS(t, err, "format limit");
+		r.fs = GH_FS_XFS;
+		r.size = 0;
+		r.max = TiB;
+		CHECK(t, gh_plan_mkfs(&r, &p, err, sizeof(err)) < 0);
+	}
 	/* 20 TiB now, 1 PiB max: 64bit and meta_bg past 2^32 blocks */
 	if (plan(t, GH_FS_EXT4, 20 * TiB, 1ULL << 50, &p, a, sizeof(a)))
 		return;
-	CHECK(t, p.meta_bg && p.bit64);
-	CHECK_HAS(t, p.reason, "2^32 blocks");
+	CHECK(t, !p.meta_bg && p.bit64);
+	CHECK_U64(t, p.final, 256 * TiB - 128 * MiB);
+	CHECK_HAS(t, p.reason, "2^32 inodes");
 	CHECK_U64(t, p.journal_blocks, 262144);
 }
 
@@ -891,25 +928,29 @@ static void t_user_args(struct t *t)
 	struct gh_plan p;
 	char a[512];
 
-	if (plan(t, GH_FS_XFS, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
+	/* plans for a 10 TiB target: every kind of option of ours */
+	if (plan_target(t, GH_FS_XFS, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
+	CHECK_STR(t, a, "-d agsize=8960m -l size=320m");
 	plan_args(t, &p, u1, 5, a, sizeof(a));
-	CHECK_STR(t, a, "-l agnum=0");
+	CHECK_STR(t, a, "");
 	plan_args(t, &p, u2, 3, a, sizeof(a));
-	CHECK_STR(t, a, "-l size=320m,agnum=0");
+	CHECK_STR(t, a, "-l size=320m");
 	plan_args(t, &p, u3, 2, a, sizeof(a));
-	CHECK_STR(t, a, "-d agsize=10224m");
-	CHECK(t, gh_plan_args(&p, u3, 2, &av) == 0 && av.dropped == 2);
+	CHECK_STR(t, a, "-d agsize=8960m");
+	CHECK(t, gh_plan_args(&p, u3, 2, &av) == 0 && av.dropped == 1);
+	gh_argv_free(&av);
 	CHECK(t, gh_plan_args(&p, u8, 1, &av) < 0);
 
-	if (plan(t, GH_FS_EXT4, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
+	if (plan_target(t, GH_FS_EXT4, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
+	CHECK_STR(t, a, "-T big -O 64bit -J size=320");
 	plan_args(t, &p, u4, 4, a, sizeof(a));
-	CHECK_STR(t, a, "-O meta_bg,^resize_inode,64bit -J size=320");
+	CHECK_STR(t, a, "-O 64bit -J size=320");
 	plan_args(t, &p, u5, 2, a, sizeof(a));
 	CHECK_STR(t, a, "-T big -O 64bit -J size=320");
 	plan_args(t, &p, u6, 3, a, sizeof(a));
-	CHECK_STR(t, a, "-T big -O meta_bg,^resize_inode,64bit");
+	CHECK_STR(t, a, "-T big -O 64bit");
 	plan_args(t, &p, u7, 2, a, sizeof(a));
 	CHECK_STR(t, a, "-T big -O 64bit");
 }
@@ -973,8 +1014,8 @@ static void t_cli(struct t *t)
 
 	rc = run_tool(t, NULL, args, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 0);
-	CHECK_HAS(t, out, "\"args\":[\"-d\",\"agsize=10224m\",\"-l\",\"size=320m,agnum=0\"]");
-	CHECK_HAS(t, out, "\"agcount\":2,\"agcount_at_max\":1026,\"logsize\":335544320");
+	CHECK_HAS(t, out, "\"args\":[\"-d\",\"agsize=8960m\"]");
+	CHECK_HAS(t, out, "\"agcount\":2,\"agcount_at_max\":1171,\"logsize\":67108864");
 
 	/* mkfs with a stand-in mkfs.xfs that prints its arguments */
 	sfmt(fake, sizeof(fake), "%s/fake-mkfs", t->dir);
@@ -985,14 +1026,16 @@ static void t_cli(struct t *t)
 		chmod(fake, 0755);
 	}
 	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	table(t, "dev/vda", "");
 	rc = run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 0);
 	CHECK_HAS(t, out, "growth-mkfs: vda: 10 GiB, max 10 TiB (sysfs): ");
-	CHECK_HAS(t, out, "mkfs: -l size=320m,agnum=0 -f -d agcount=4 /dev/vda\n");
+	sfmt(fake, sizeof(fake), "mkfs: -f -d agcount=4 %s/dev/vda\n", t->dir);
+	CHECK_HAS(t, out, fake);
 
 	rc = run_tool(t, NULL, ovr, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 0);
-	CHECK_STR(t, out, "-E resize=268435456 -O 64bit -J size=320\n");
+	CHECK_STR(t, out, "-E resize=268435456 -O 64bit\n");
 
 	/* a disk without hints keeps every mke2fs default */
 	rc = run_tool(t, NULL, nohint, out, sizeof(out), err, sizeof(err));
@@ -1008,6 +1051,507 @@ static void t_cli(struct t *t)
 	rc = run_tool(t, NULL, badmax, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 2);
 	CHECK_HAS(t, err, "bad size");
+}
+
+/* ---- defects found in review (issue 13): each case failed before its fix ---- */
+
+/* A stand-in mkfs: a shell script with BODY; its path in path. */
+static void fake_mkfs(struct t *t, const char *name, const char *body, char *path, size_t len)
+{
+	FILE *f;
+
+	sfmt(path, len, "%s/%s", t->dir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		diag(t, "create %s: %s", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	chmod(path, 0755);
+}
+
+/* The number after "KEY": in JSON text; UINT64_MAX if absent. */
+static uint64_t json_u64(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	sfmt(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	if (!p)
+		return UINT64_MAX;
+	return strtoull(p + strlen(pat), NULL, 10);
+}
+
+/* Occurrences of NEEDLE in HAY. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* The fixture's device directory: beside its sysfs root ("<case>/dev"). */
+static void dev_dir(struct t *t, char *buf, size_t len)
+{
+	sfmt(buf, len, "%s/dev", t->dir);
+	mkdirs(t, buf);
+}
+
+static uint32_t crc32_ieee(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint32_t c = 0xffffffffu;
+	size_t i;
+	int k;
+
+	for (i = 0; i < len; i++) {
+		c ^= p[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+static void le32(unsigned char *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void le64(unsigned char *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * A sparse disk image of SECTORS 512-byte sectors with a GPT (128 entries,
+ * primary and backup) holding N partitions [first, last] (inclusive LBAs).
+ */
+static void write_gpt(struct t *t, const char *path, uint64_t sectors, const uint64_t (*parts)[2],
+		      int n)
+{
+	unsigned char mbr[512], hdr[512], ents[128 * 128];
+	int fd, i, k;
+
+	memset(mbr, 0, sizeof(mbr));
+	memset(ents, 0, sizeof(ents));
+	/* protective MBR */
+	mbr[446 + 4] = 0xee;
+	le32(mbr + 446 + 8, 1);
+	le32(mbr + 446 + 12, sectors - 1 > 0xffffffffULL ? 0xffffffffu : (uint32_t)(sectors - 1));
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	for (i = 0; i < n; i++) {
+		unsigned char *e = ents + 128 * i;
+
+		for (k = 0; k < 16; k++) {
+			e[k] = (unsigned char)(0x11 + k);		/* type: any non-zero GUID */
+			e[16 + k] = (unsigned char)(0x40 + 16 * i + k);	/* unique GUID */
+		}
+		le64(e + 32, parts[i][0]);
+		le64(e + 40, parts[i][1]);
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)(sectors * 512)) < 0) {
+		diag(t, "gpt image %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (k = 0; k < 2; k++) {	/* 0: primary, 1: backup */
+		uint64_t my = k ? sectors - 1 : 1, alt = k ? 1 : sectors - 1;
+		uint64_t entlba = k ? sectors - 33 : 2;
+
+		memset(hdr, 0, sizeof(hdr));
+		memcpy(hdr, "EFI PART", 8);
+		le32(hdr + 8, 0x00010000);
+		le32(hdr + 12, 92);
+		le64(hdr + 24, my);
+		le64(hdr + 32, alt);
+		le64(hdr + 40, 34);
+		le64(hdr + 48, sectors - 34);
+		for (i = 0; i < 16; i++)
+			hdr[56 + i] = (unsigned char)(0xa0 + i);
+		le64(hdr + 72, entlba);
+		le32(hdr + 80, 128);
+		le32(hdr + 84, 128);
+		le32(hdr + 88, crc32_ieee(ents, sizeof(ents)));
+		le32(hdr + 16, crc32_ieee(hdr, 92));
+		if (pwrite(fd, hdr, 512, (off_t)(my * 512)) != 512 ||
+		    pwrite(fd, ents, sizeof(ents), (off_t)(entlba * 512)) != (ssize_t)sizeof(ents))
+			diag(t, "gpt write: %s", strerror(errno));
+	}
+	if (pwrite(fd, mbr, 512, 0) != 512)
+		diag(t, "mbr write: %s", strerror(errno));
+	close(fd);
+}
+
+/*
+ * GPT: a 20 GiB disk that may grow to 100 GiB, partitions vda1 [1 MiB, 1 GiB)
+ * and vda2 from 1 GiB to the last 1 MiB boundary before the backup GPT.  vda2
+ * has nothing after it but the backup area and alignment: it may grow by the
+ * disk's headroom; vda1 reports max = its size.
+ */
+static void t_gpt_last_partition(struct t *t)
+{
+	const uint64_t n = 20 * GiB / 512, last = ((n - 34) / 2048) * 2048 - 1;
+	const uint64_t parts[2][2] = { { 2048, GiB / 512 - 1 }, { GiB / 512, last } };
+	char dev[PATH_MAX], img[PATH_MAX * 2], out[8192], err[4096];
+	char *show2[] = { "--sysfs-root", t->root, "--json", "show", "vda2", NULL };
+	char *show1[] = { "--sysfs-root", t->root, "--json", "show", "vda1", NULL };
+	uint64_t tail = (n - 1 - last) * 512;
+	int rc;
+
+	disk(t, "vda", n, "0", "107374182400", "1073741824");
+	hint_attr(t, "vda", "min_growth_bytes", "21474836480\n");
+	part(t, "vda", "vda1", parts[0][0], parts[0][1] - parts[0][0] + 1);
+	part(t, "vda", "vda2", parts[1][0], parts[1][1] - parts[1][0] + 1);
+	dev_dir(t, dev, sizeof(dev));
+	sfmt(img, sizeof(img), "%s/vda", dev);
+	write_gpt(t, img, n, parts, 2);
+
+	rc = run_tool(t, NULL, show2, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_HAS(t, out, "\"source\":\"sysfs\"");
+	CHECK_U64(t, json_u64(out, "max"), 100 * GiB - GiB - tail);
+	/* the disk's min (20 GiB) less the start and the tail */
+	CHECK_U64(t, json_u64(out, "min"), 20 * GiB - GiB - tail);
+	rc = run_tool(t, NULL, show1, out, sizeof(out), err, sizeof(err));
+	CHECK(t, rc == 0);
+	CHECK_HAS(t, out, "\"source\":\"sysfs\"");
+	CHECK_U64(t, json_u64(out, "max"), GiB - MiB);
+	CHECK_U64(t, json_u64(out, "min"), 0);
+}
+
+/* mke2fs keeps only the last -E: ours and the user's become one. */
+static void t_user_E_merged(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "--max", "1T", "mkfs", "-t", "ext4", "vdb", "--",
+			 "-E", "lazy_itable_init=1", NULL };
+
+	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vdb", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_EXT4='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, count_of(out, "argv: ") == 1);
+	CHECK(t, count_of(strstr(out, "argv: ") ? strstr(out, "argv: ") : out, " -E ") == 1);
+	CHECK_HAS(t, out, "resize=268435456");
+	CHECK_HAS(t, out, "lazy_itable_init=1");
+}
+
+/* -E resize= is in the filesystem's blocks: with -b 1024 four times as many. */
+static void t_resize_in_fs_blocks(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "--max", "20G", "mkfs", "-t", "ext4", "vdb", "--",
+			 "-b", "1024", NULL };
+
+	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vdb", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_EXT4='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	/* 20 GiB in 1 KiB blocks (in 4 KiB blocks 5242880: less than the 10 GiB now) */
+	CHECK_HAS(t, out, "-E resize=20971520 ");
+}
+
+/* XFS AG size: stripe alignment, -d size=, and options that set the AG count. */
+static void t_xfs_agsize_constraints(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *json[] = { "--sysfs-root", t->root, "--json", "mkfs-args", "-t", "xfs", "vdc", NULL };
+	char *su[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", "--", "-d",
+		       "su=192k,sw=2", NULL };
+	char *size[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", "--", "-d",
+			 "size=5g", NULL };
+	char *conc[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", "--", "-d",
+			 "concurrency=4", NULL };
+	uint64_t ag;
+	const char *p;
+
+	/* a device with a 192 KiB x 2 stripe: the AG size is a multiple of the
+	 * unit, not of the width (mkfs.xfs warns about that) */
+	disk(t, "vdc", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	hint_attr(t, "vdc", "minimum_io_size", "196608\n");
+	hint_attr(t, "vdc", "optimal_io_size", "393216\n");
+	CHECK(t, run_tool(t, NULL, json, out, sizeof(out), err, sizeof(err)) == 0);
+	ag = json_u64(out, "agsize");
+	CHECK(t, ag != UINT64_MAX && ag % 196608 == 0 && ag % 393216 != 0);
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	CHECK(t, run_tool(t, env, su, out, sizeof(out), err, sizeof(err)) == 0);
+	p = strstr(out, "agsize=");
+	CHECK(t, p != NULL);
+	if (p) {
+		uint64_t v;
+
+		CHECK(t, gh_parse_size(strndupa(p + 7, strcspn(p + 7, " ,")), &v) == 0 &&
+			 v % 196608 == 0 && v % 393216 != 0);
+	}
+	/* -d size=5g: the filesystem is 5 GiB: its first AG 7/8 of that */
+	CHECK(t, run_tool(t, env, size, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, "agsize=4480m");
+	/* -d concurrency= sets the AG count: no agsize of ours */
+	CHECK(t, run_tool(t, env, conc, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strstr(out, "agsize="));
+}
+
+/* ext4: no meta_bg up front; the target stops below 2^32 inodes. */
+static void t_ext4_growth_format(struct t *t)
+{
+	char out[8192], err[4096];
+	char *ten[] = { "--sysfs-root", t->root, "--max", "10T", "--json", "mkfs-args", "-t",
+			"ext4", "vda", NULL };
+	char *sixty4[] = { "--sysfs-root", t->root, "--max", "64T", "--json", "mkfs-args", "-t",
+			   "ext4", "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	CHECK(t, run_tool(t, NULL, ten, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strstr(out, "meta_bg,") && !strstr(out, "^resize_inode"));
+	/* 16 KiB per inode: 2^32 inodes at 64 TiB; the last group cannot be added */
+	CHECK(t, run_tool(t, NULL, sixty4, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_U64(t, json_u64(out, "final"), 64 * TiB - 128 * MiB);
+	CHECK_HAS(t, out, "2^32 inodes");
+}
+
+/* Devices too small for the plan: no -J size=0, no XFS plan below 300 MB. */
+static void t_tiny_devices(struct t *t)
+{
+	char out[8192], err[4096];
+	char *e4[] = { "--sysfs-root", t->root, "--max", "100G", "mkfs-args", "-t", "ext4", "vda",
+		       NULL };
+	char *x[] = { "--sysfs-root", t->root, "--max", "10G", "mkfs-args", "-t", "xfs", "vdb",
+		      NULL };
+
+	disk(t, "vda", 4 * MiB / 512, NULL, NULL, NULL);
+	disk(t, "vdb", 200 * MiB / 512, NULL, NULL, NULL);
+	CHECK(t, run_tool(t, NULL, e4, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strstr(out, "size=0"));
+	CHECK(t, run_tool(t, NULL, x, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_STR(t, out, "\n");
+}
+
+/* --min/--max/--increment get the kernel's checks; --min or --increment alone
+ * on a disk without hints does not make it "will not grow". */
+static void t_override_rules(struct t *t)
+{
+	char out[8192], err[4096];
+	char *inc[] = { "--sysfs-root", t->root, "--increment", "3000", "show", "vda", NULL };
+	char *mn[] = { "--sysfs-root", t->root, "--min", "20G", "--max", "100G", "show", "vda",
+		       NULL };
+	char *mult[] = { "--sysfs-root", t->root, "--max", "100G", "--increment", "3G", "show",
+			 "vda", NULL };
+	char *alone[] = { "--sysfs-root", t->root, "--increment", "1G", "mkfs-args", "-t", "ext4",
+			  "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, NULL, NULL, NULL);
+	CHECK(t, run_tool(t, NULL, inc, out, sizeof(out), err, sizeof(err)) == 1);
+	CHECK_HAS(t, err, "not a multiple");
+	CHECK(t, run_tool(t, NULL, mn, out, sizeof(out), err, sizeof(err)) == 1);
+	CHECK_HAS(t, err, "disk size");
+	CHECK(t, run_tool(t, NULL, mult, out, sizeof(out), err, sizeof(err)) == 1);
+	CHECK_HAS(t, err, "multiples of increment");
+	CHECK(t, run_tool(t, NULL, alone, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_STR(t, out, "\n");
+}
+
+/* gh_probe(NULL, ...) reads /sys with no table; it must not crash. */
+static void t_probe_null_config(struct t *t)
+{
+	char err[GH_ERR_MAX];
+	struct dirent *de;
+	struct gh_hints h;
+	int st = 0, n = 0;
+	pid_t pid;
+	DIR *d;
+
+	pid = fork();
+	if (pid == 0) {
+		/* every block device of this machine, then no device at all */
+		d = opendir("/sys/class/block");
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.' && ++n)
+				gh_probe(NULL, de->d_name, &h, err, sizeof(err));
+		if (d)
+			closedir(d);
+		gh_probe(NULL, NULL, &h, err, sizeof(err));
+		_exit(0);
+	}
+	CHECK(t, pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(t, WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (WIFSIGNALED(st))
+		diag(t, "gh_probe(NULL, ...) died of signal %d", WTERMSIG(st));
+}
+
+/* mkfs --json: stdout is the JSON object alone; mkfs's output goes to stderr. */
+static void t_mkfs_json_clean(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "--json", "mkfs", "-t", "xfs", "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, out[0] == '{' && count_of(out, "\n") == 1 && strstr(out, "}\n"));
+	CHECK_HAS(t, err, "argv: ");
+}
+
+/* mkfs killed by a signal: 128 + the signal, as a shell reports it. */
+static void t_mkfs_signal_status(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096];
+	char *mkfs[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	fake_mkfs(t, "fake-mkfs", "kill -TERM $$", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 128 + 15);
+}
+
+/* --sysfs-root with a bare name: the device node is the one beside that sysfs
+ * (ROOT/../dev/NAME), never the host's /dev/NAME; none there: a usage error. */
+static void t_sysfs_root_bare_name(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 3], out[8192], err[4096], node[PATH_MAX * 2];
+	char *mkfs[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", NULL };
+	char *mkfs2[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vdb", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	disk(t, "vdb", 10 * GiB / 512, "0", "10995116277760", "1073741824");
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	sfmt(node, sizeof(node), "%s/dev/vda\n", t->dir);
+	fake_mkfs(t, "fake-mkfs", "for a; do d=$a; done; echo \"device: $d\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, node);
+	CHECK(t, run_tool(t, env, mkfs2, out, sizeof(out), err, sizeof(err)) == 2);
+	CHECK(t, !strstr(out, "device: "));
+}
+
+/* Bad hints or a bad table: mkfs still runs, with its defaults and a warning. */
+static void t_mkfs_falls_back(struct t *t)
+{
+	char fake[PATH_MAX * 2], env[PATH_MAX * 4], out[8192], err[4096], db[PATH_MAX * 2];
+	char *mkfs[] = { "--sysfs-root", t->root, "mkfs", "-t", "ext4", "vda", NULL };
+	char *mkfs2[] = { "--sysfs-root", t->root, "mkfs", "-t", "ext4", "sda", NULL };
+	char *show[] = { "--sysfs-root", t->root, "show", "vda", NULL };
+
+	disk(t, "vda", 10 * GiB / 512, "0", "lots", "1073741824");
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "sda", "vendor", "ACME\n");
+	dev_attr(t, "sda", "model", "Disk\n");
+	sfmt(db, sizeof(db), "%s", table(t, "bad.hwdb", "growth:scsi:v*\n GROWTH_MIN 1G\n"));
+	dev_dir(t, fake, sizeof(fake));
+	table(t, "dev/vda", "");
+	table(t, "dev/sda", "");
+	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
+	sfmt(env, sizeof(env), "GROWTH_MKFS_EXT4='%s' GROWTH_HINTS_DB='%s'", fake, db);
+	CHECK(t, run_tool(t, env, mkfs, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, "argv: /");
+	CHECK_HAS(t, err, "warning");
+	CHECK(t, run_tool(t, env, mkfs2, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, "argv: /");
+	CHECK_HAS(t, err, "warning");
+	/* show still says what is wrong */
+	CHECK(t, run_tool(t, env, show, out, sizeof(out), err, sizeof(err)) == 1);
+}
+
+/* A table record is a guess: no inode ratio, AG count or log size from it. */
+static void t_table_is_a_guess(struct t *t)
+{
+	char out[8192], err[4096];
+	char *e4[] = { "--sysfs-root", t->root, "mkfs-args", "-t", "ext4", "sda", NULL };
+	char *x[] = { "--sysfs-root", t->root, "mkfs-args", "-t", "xfs", "sda", NULL };
+
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	dev_attr(t, "sda", "vendor", "Google\n");
+	dev_attr(t, "sda", "model", "PersistentDisk\n");
+	CHECK(t, run_tool(t, NULL, e4, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strstr(out, "-T ") && !strstr(out, "-i ") && !strstr(out, "-J "));
+	CHECK(t, run_tool(t, NULL, x, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_STR(t, out, "\n");
+}
+
+/* --final: an explicit target (image builders) and --version. */
+static void t_final_and_version(struct t *t)
+{
+	char out[8192], err[4096];
+	char *fin[] = { "--sysfs-root", t->root, "--final", "8T", "--json", "mkfs-args", "-t",
+			"ext4", "vdb", NULL };
+	char *ver[] = { "--version", NULL };
+
+	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
+	CHECK(t, run_tool(t, NULL, fin, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_U64(t, json_u64(out, "final"), 8 * TiB);
+	CHECK_U64(t, json_u64(out, "inode_ratio"), 32768);
+	CHECK(t, run_tool(t, NULL, ver, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(t, !strncmp(out, "growth-mkfs ", 12));
+}
+
+/* udev's database: a table record the rule matched (ID_GROWTH_SOURCE=table); a
+ * device entry is not taken from there (sysfs is the device's word). */
+static void t_udev_db(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 1);
+	struct gh_hints h;
+	char rel[PATH_MAX];
+
+	disk(t, "sda", 10 * GiB / 512, NULL, NULL, NULL);
+	put(t, "devices/virtual/block/sda/dev", "8:0\n");
+	dev_attr(t, "sda", "vendor", "ACME\n");
+	dev_attr(t, "sda", "model", "Disk\n");
+	sfmt(rel, sizeof(rel), "run/udev/data/b8:0");
+	table(t, rel, "S:disk/by-id/x\nE:ID_SERIAL=x\nE:ID_GROWTH_MIN_BYTES=1073741824\n"
+		      "E:ID_GROWTH_MAX_BYTES=2199023255552\nE:ID_GROWTH_INCREMENT_BYTES=1073741824\n"
+		      "E:ID_GROWTH_SOURCE=table\n");
+	if (probe_ok(t, &c, "sda", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_TABLE);
+	CHECK_U64(t, h.max, 2 * TiB);
+	CHECK_HAS(t, h.origin, "udev database");
+	/* the same values marked as the device's: not used, the table finds nothing */
+	disk(t, "sdb", 10 * GiB / 512, NULL, NULL, NULL);
+	put(t, "devices/virtual/block/sdb/dev", "8:16\n");
+	dev_attr(t, "sdb", "vendor", "ACME\n");
+	dev_attr(t, "sdb", "model", "Disk\n");
+	table(t, "run/udev/data/b8:16", "E:ID_GROWTH_MIN_BYTES=0\nE:ID_GROWTH_MAX_BYTES=2199023255552\n"
+					"E:ID_GROWTH_INCREMENT_BYTES=1073741824\nE:ID_GROWTH_SOURCE=device\n");
+	if (probe_ok(t, &c, "sdb", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+	/* a table record whose max is below the disk: ignored */
+	disk(t, "sdc", 10 * GiB / 512, NULL, NULL, NULL);
+	put(t, "devices/virtual/block/sdc/dev", "8:32\n");
+	table(t, "run/udev/data/b8:32", "E:ID_GROWTH_MIN_BYTES=0\nE:ID_GROWTH_MAX_BYTES=1073741824\n"
+					"E:ID_GROWTH_INCREMENT_BYTES=1073741824\nE:ID_GROWTH_SOURCE=table\n");
+	if (probe_ok(t, &c, "sdc", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
 }
 
 /* ---- runner ------------------------------------------------------------- */
@@ -1043,6 +1587,21 @@ static const struct {
 	{ "plan_huge_values", t_huge },
 	{ "plan_user_options_win", t_user_args },
 	{ "cli_show_mkfs_args_mkfs", t_cli },
+	{ "gpt_last_partition_inherits", t_gpt_last_partition },
+	{ "mkfs_user_E_merged_with_ours", t_user_E_merged },
+	{ "mkfs_resize_in_filesystem_blocks", t_resize_in_fs_blocks },
+	{ "xfs_agsize_stripe_size_concurrency", t_xfs_agsize_constraints },
+	{ "ext4_no_meta_bg_inode_limit", t_ext4_growth_format },
+	{ "tiny_devices", t_tiny_devices },
+	{ "override_validation", t_override_rules },
+	{ "probe_null_config", t_probe_null_config },
+	{ "mkfs_json_stdout_clean", t_mkfs_json_clean },
+	{ "mkfs_signal_exit_status", t_mkfs_signal_status },
+	{ "sysfs_root_bare_name_device", t_sysfs_root_bare_name },
+	{ "mkfs_falls_back_on_bad_hints", t_mkfs_falls_back },
+	{ "table_hints_are_a_guess", t_table_is_a_guess },
+	{ "final_target_and_version", t_final_and_version },
+	{ "udev_database_table_record", t_udev_db },
 };
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

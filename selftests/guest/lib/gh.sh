@@ -145,7 +145,7 @@ gh_kselftest() {
 		t_skip "$1 kselftest" "growth_hints_test is not in the initramfs"
 		return 0
 	fi
-	_o=$(GROWTH_HINTS_DISK=$2 GROWTH_HINTS_EXPECT=$3 /bin/growth_hints_test 2>&1)
+	_o=$(GROWTH_HINTS_DISK=$2 GROWTH_HINTS_EXPECT=$3 /bin/growth_hints_test -F scsi_debug 2>&1)
 	_rc=$?
 	# Its full KTAP only when it did not pass.
 	[ "$_rc" = 0 ] || echo "$_o" | sed 's/^/# /'
@@ -192,5 +192,50 @@ gh_uevent_seen() {
 
 # gh_kernel_clean: no kernel warning, bug or sanitizer report so far.
 gh_kernel_clean() {
-	! dmesg | grep -E 'WARNING:|BUG:|UBSAN|KASAN|Oops|Call Trace'
+	! dmesg | grep -E 'WARNING:|BUG:|UBSAN|KASAN|Oops|Call Trace|INFO: task .* blocked'
 }
+
+# gh_io_start DISK...: write a 4 MiB random pattern at the start of each disk, then, in the
+# background until gh_io_stop, read it back (past the page cache) and compare, and rewrite a
+# scratch area after it.  A disk that goes away is left alone from then on.
+gh_io_start() {
+	rm -f /tmp/io.stop /tmp/io.bad /tmp/io.rounds
+	for _d in "$@"; do
+		dd if=/dev/urandom of="/tmp/io.$_d" bs=1M count=4 2>/dev/null
+		dd if="/tmp/io.$_d" of="/dev/$_d" bs=1M conv=fsync 2>/dev/null
+		sha256sum < "/tmp/io.$_d" | cut -d' ' -f1 > "/tmp/io.$_d.sum"
+	done
+	(
+		while [ ! -e /tmp/io.stop ]; do
+			for _d in "$@"; do
+				[ -b "/dev/$_d" ] || continue
+				blockdev --flushbufs "/dev/$_d" 2>/dev/null
+				_s=$(dd if="/dev/$_d" bs=1M count=4 2>/dev/null | sha256sum | cut -d' ' -f1)
+				if [ -b "/dev/$_d" ] && [ "$_s" != "$(cat "/tmp/io.$_d.sum")" ]; then
+					echo "$_d" >> /tmp/io.bad
+				fi
+				dd if=/dev/urandom of="/dev/$_d" bs=64k count=16 seek=128 conv=fsync 2>/dev/null
+			done
+			echo x >> /tmp/io.rounds
+		done
+	) &
+	GH_IO_PID=$!
+}
+# gh_io_stop: stop the background I/O; prints "ROUNDS MISMATCHES".
+gh_io_stop() {
+	touch /tmp/io.stop
+	wait "$GH_IO_PID"
+	echo "$(wc -l 2>/dev/null < /tmp/io.rounds || echo 0) $(wc -l 2>/dev/null < /tmp/io.bad || echo 0)"
+}
+# gh_io_check PREFIX DISK...: after gh_io_stop, each disk still holds its pattern.
+gh_io_check() {
+	_p=$1
+	shift
+	for _d in "$@"; do
+		blockdev --flushbufs "/dev/$_d" 2>/dev/null
+		t_eq "$_p $_d data intact" "$(dd if="/dev/$_d" bs=1M count=4 2>/dev/null | sha256sum | cut -d' ' -f1)" \
+			"$(cat "/tmp/io.$_d.sum")"
+	done
+}
+# gh_log_lines DISK: the kernel's "ignoring capacity growth hints" lines for the disk.
+gh_log_lines() { dmesg | grep -c "$1: ignoring capacity growth hints"; }

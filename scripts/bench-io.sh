@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# make bench, guest part: what the hints cost a virtio-blk disk (they should cost nothing).
+#  1. 4 KiB random-read IOPS (O_DIRECT, queue depth 1) on a disk with hints and one without,
+#     in the same guest, in alternating runs (BENCH_IO_ROUNDS, default 7, of 3 s each).
+#  2. Boot time to /init (guest uptime) with two hinted disks and with two plain ones, in
+#     alternating boots (BENCH_BOOTS each, default 5).
+# Prints a table with median, min and max of each and the ratio of the medians; writes it to
+# build/results/bench-io.txt.  Under TCG the absolute numbers are far below real hardware;
+# the ratios are what matters.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+rounds=${BENCH_IO_ROUNDS:-7} boots=${BENCH_BOOTS:-5}
+kernel=${GH_KERNEL:-$out/bzImage} qemu=${GH_QEMU:-$out/qemu-system-x86_64}
+work="$top/build/results/bench-io"
+build_lock # a benchmark: nothing else heavy may run meanwhile
+rm -rf "$work"
+mkdir -p "$work"
+props="min-growth=0,max-growth=64G,growth-increment=1G"
+"$qemu" -device virtio-blk-pci,help 2>/dev/null | matches max-growth ||
+	die "$qemu has no growth hint properties: run 'make qemu'"
+
+vm() { # vm NAME ARGS...: one guest; its console in $work/NAME/console.log
+	local name=$1
+	shift
+	bash "$top/scripts/run-vm.sh" --kernel "$kernel" --qemu "$qemu" --dir "$work/$name" --quiet \
+		--timeout 600 --append scsi_debug.add_host=0 "$@" >/dev/null 2>"$work/$name.err" ||
+		die "guest $name failed; see $work/$name/console.log"
+}
+
+# stats: numbers on stdin -> "median min max"
+stats() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+
+info "random reads: $rounds alternating rounds of 3 s on a hinted and a plain disk"
+vm iops --test bench-io --append "gh.disks=h,p gh.rounds=$rounds gh.seconds=3 gh.max=$((64 << 30))" \
+	--disk "virtio:size=1G:serial=h:props=$props" --disk "virtio:size=1G:serial=p"
+grep -q '^GH-EXIT 0' "$work/iops/console.log" || die "the I/O guest failed; see $work/iops/console.log"
+tr -d '\r' < "$work/iops/console.log" | sed -n 's/^GH| # bench-io [0-9]* //p' > "$work/iops.txt"
+read -r ih ih_min ih_max < <(awk '$1 == "hinted" { print $2 }' "$work/iops.txt" | stats)
+read -r ip ip_min ip_max < <(awk '$1 == "plain" { print $2 }' "$work/iops.txt" | stats)
+
+info "boot time: $boots alternating boots with two hinted and two plain disks"
+for i in $(seq "$boots"); do
+	for kind in hinted plain; do
+		p=""
+		[ "$kind" = plain ] || p=":props=$props"
+		vm "boot-$kind-$i" --test none --disk "virtio:size=1G$p" --disk "virtio:size=1G$p"
+		tr -d '\r' < "$work/boot-$kind-$i/console.log" | sed -n 's/^GH-START none //p' >> "$work/boot-$kind.txt"
+	done
+done
+read -r bh bh_min bh_max < <(stats < "$work/boot-hinted.txt")
+read -r bp bp_min bp_max < <(stats < "$work/boot-plain.txt")
+
+{
+	echo "Hint path cost on virtio-blk ($(date -u +%Y-%m-%d), TCG, scripts/bench-io.sh)"
+	printf '%-28s %12s %12s %12s\n' "" "median" "min" "max"
+	printf '%-28s %12s %12s %12s\n' "4k randread IOPS, hints" "$ih" "$ih_min" "$ih_max"
+	printf '%-28s %12s %12s %12s\n' "4k randread IOPS, no hints" "$ip" "$ip_min" "$ip_max"
+	printf '%-28s %12s\n' "ratio (hints / none)" "$(ratio "$ih" "$ip")"
+	printf '%-28s %12s %12s %12s\n' "boot to /init s, hints" "$bh" "$bh_min" "$bh_max"
+	printf '%-28s %12s %12s %12s\n' "boot to /init s, no hints" "$bp" "$bp_min" "$bp_max"
+	printf '%-28s %12s\n' "ratio (hints / none)" "$(ratio "$bh" "$bp")"
+	echo "($rounds rounds of 3 s each per disk, $boots boots per kind, alternating)"
+} | tee "$top/build/results/bench-io.txt"

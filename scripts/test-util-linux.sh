@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The util-linux tree's own tests that cover the series, as KTAP (the "util-linux" suite):
+#   blkid/growth       the partition rule (test_blkid_topology)
+#   lsblk/lsblk        lsblk on sysfs dumps, one of them with growth hints
+#   blkid/lowprobe-pt  blkid -p -o udev on partition table images (the GPT prober changed)
+#   blkid/low-probe    the same on file system images (blkid's udev output changed)
+# Not blkid/topology: it needs root, loop devices and udev-made partition nodes, and on a host
+# kernel without the attributes it shows nothing the other tests and the util-linux scenario
+# (unhinted disks) do not.  Uses build/util-linux and what 'make util-linux' built in
+# build/util-linux-obj (the programs and the tests' helper); builds nothing.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+src="$top/build/util-linux"
+obj="$top/build/util-linux-obj"
+tests=(blkid/growth lsblk/lsblk blkid/lowprobe-pt blkid/low-probe)
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+
+log="$top/build/test-util-linux.log"
+: > "$log"
+# What the tests run: a missing one would make its test skip, not fail.
+missing=""
+for p in blkid lsblk test_blkid_topology sample-partitions; do
+	[ -x "$obj/$p" ] || missing="$missing $p"
+done
+if [ ! -f "$src/tests/run.sh" ] || [ -n "$missing" ]; then
+	echo "# no util-linux build in $obj (missing:${missing:- the tree}): run 'make util-linux'"
+	for i in "${!tests[@]}"; do echo "not ok $((i + 1)) ${tests[$i]}"; done
+	exit 1
+fi
+
+n=0 failed=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	rc=0
+	out=$(cd "$src" && tests/run.sh --srcdir="$src" --builddir="$obj" --parsable "$t" 2>&1) || rc=$?
+	printf '%s\n' "$out" >> "$log"
+	# The lines of the test and its subtests: "name: description ... OK|SKIPPED (why)|FAILED".
+	results=$(printf '%s\n' "$out" | grep -E '\.\.\. (OK|SKIPPED|FAILED|KNOWN FAIL)' || true)
+	# The test's own line, and its subtests' unless they passed.
+	printf '%s\n' "$results" | sed -E '/\[[0-9]+\] .* \.\.\. OK$/d; s/^[[:space:]]*/# /; s/[[:space:]]+\.\.\./ .../'
+	skip=$(printf '%s\n' "$results" | sed -nE 's/.*\.\.\. SKIPPED \((.*)\)$/\1/p' | first_line)
+	if [ "$rc" != 0 ] || [ -z "$results" ] || printf '%s\n' "$results" | matches -E 'FAILED'; then
+		echo "# see $log and $obj/tests/output/$t*"
+		echo "not ok $n $t"
+		failed=1
+	elif [ -n "$skip" ]; then
+		echo "ok $n $t # SKIP $skip"
+	else
+		echo "ok $n $t"
+	fi
+done
+exit $failed

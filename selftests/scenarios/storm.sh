@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
+# Scenario: 200 hint changes and 10 resizes per disk under I/O: final values reach the guest, data intact, nothing logged
+set -euo pipefail
+. "$(dirname "$0")/../lib/host.sh"
+
+G=$((1 << 30))
+ids=(vd0 sd0)
+start=4 steps=200 grow_every=20 # sizes in GiB; the maximum starts at 64 GiB
+
+# The storm: every step raises the maximum by 1 GiB on each disk; every grow_every steps
+# the disks grow by 1 GiB, always within the maximum, so that every state is valid.
+storm() {
+	local i id size=$start
+	for ((i = 1; i <= steps; i++)); do
+		for id in "${ids[@]}"; do
+			growth_hints_cmd "$id" 0 $(((64 + i) * G)) "$G"
+		done
+		if ((i % grow_every == 0)); then
+			size=$((size + 1))
+			for id in "${ids[@]}"; do
+				echo "block_resize {\"device\": \"drv-$id\", \"size\": $((size * G))}"
+			done
+		fi
+	done
+}
+on_wait_storm() {
+	local err
+	# Decide the command before the batch holds the (single) QMP connection.
+	growth_hints_cmd vd0 0 0 0 >/dev/null
+	err=$(storm | qmp_batch 2>&1 >/dev/null) || { echo "storm: ${err:0:300}"; return 1; }
+	echo "0 $(((64 + steps) * G)) $G $(((start + steps / grow_every) * G))"
+}
+
+scenario() {
+	if ! qemu_has_hints; then
+		h_skip storm "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		return
+	fi
+	local props
+	props=$(hint_props 0 64G 1G)
+	vm boot --test storm --append "gh.disks=vd0,sd0 scsi_debug.add_host=0" \
+		--disk "virtio:size=${start}G:props=$props" --disk "scsi:size=${start}G:props=$props"
+	vm_results ""
+}
+
+h_main "$@"
