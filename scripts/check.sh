@@ -29,6 +29,8 @@ suites=(
 	"util-linux|scripts/test-util-linux.sh|bash scripts/test-util-linux.sh"
 	"mkfs-native|scripts/test-mkfs-native.sh|bash scripts/test-mkfs-native.sh"
 	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
+	"iotests|scripts/iotests.sh|bash scripts/iotests.sh"
+	"qemu-compat|scripts/qemu-compat.sh|bash scripts/qemu-compat.sh"
 	"kunit|selftests/kunit.sh|bash selftests/kunit.sh"
 	"scenarios|selftests/run.sh|bash selftests/run.sh"
 )

@@ -4,7 +4,7 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export GH_CACHE="${GH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/growth-hints}"
 export CCACHE_DIR="${CCACHE_DIR:-$GH_CACHE/ccache}"
-export CCACHE_BASEDIR="$top"
+export CCACHE_BASEDIR="${GH_CCACHE_BASEDIR:-$top}"
 export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 # Private apt state: the system's apt configuration is never touched.
@@ -116,4 +116,15 @@ build_lock() {
 		info "waiting for another build on this machine to finish"
 		flock 9
 	fi
+}
+
+# The firmware a QEMU built without its blobs needs (Debian's seabios, ipxe-qemu and
+# qemu-system-data), as -L options.
+qemu_firmware=(-L /usr/share/seabios -L /usr/lib/ipxe/qemu -L /usr/share/qemu)
+# qemu_wrapper DIR OBJ: DIR/qemu-system-x86_64 runs OBJ's binary with the firmware path.  The
+# QEMU test harnesses want a binary of that name and cannot pass options themselves.
+qemu_wrapper() {
+	printf '#!/bin/sh\nexec "%s/qemu-system-x86_64" %s "$@"\n' "$2" "${qemu_firmware[*]}" \
+		>"$1/qemu-system-x86_64"
+	chmod +x "$1/qemu-system-x86_64"
 }

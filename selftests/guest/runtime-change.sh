@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hints changed at run time (QMP qom-set on the host): the guest sees the new values and a
+# Hints changed at run time (QMP block-set-growth-hints on the host): the guest sees the new values and a
 # KOBJ_CHANGE uevent with GROWTH_HINTS=1 on the disk.
 # gh.disks=SERIAL,...  gh.old=MIN:MAX:INC  gh.new=MIN:MAX:INC  gh.freeze=MIN:MAX:INC (bytes)
 # shellcheck source=SCRIPTDIR/lib/gh.sh

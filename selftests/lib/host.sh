@@ -43,32 +43,17 @@ h_eq() {
 qmp() { python3 "$qmp_py" "${GH_QMP:?qmp: GH_QMP is not set}" "$@"; }
 qmp_at() { python3 "$qmp_py" "$@"; }
 
-# qom_set ID PROPERTY VALUE: qom-set on /machine/peripheral/ID; on failure prints why.
-qom_set() {
+# set_hints ID MIN MAX INC: block-set-growth-hints on device ID (bytes; 0 0 0 withdraws the
+# hints); on failure prints why.
+set_hints() {
 	local err
-	err=$(qmp qom-set "{\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\", \"value\": $3}" 2>&1 >/dev/null) ||
-		{ echo "qom-set $1 $2=$3: $err"; return 1; }
+	err=$(qmp block-set-growth-hints "{\"id\": \"$1\", \"min\": $2, \"max\": $3, \"increment\": $4}" \
+		2>&1 >/dev/null) || { echo "block-set-growth-hints $1 $2 $3 $4: $err"; return 1; }
 }
-# qom_get ID PROPERTY
-qom_get() { qmp qom-get "{\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\"}"; }
 
-# growth_hints_cmd ID MIN MAX INC: a "qmp.py --batch" line that sets the hints of disk ID
-# (bytes) in one step with block-set-growth-hints; on a QEMU without that command, a qom-set
-# of max-growth alone (callers then change only the maximum).  The first call asks QEMU which
-# it has: make it before a batch holds the QMP connection (QEMU serves one at a time).
+# growth_hints_cmd ID MIN MAX INC: the same as a "qmp.py --batch" line.
 growth_hints_cmd() {
-	if [ -z "${GH_SET_HINTS_CMD:-}" ]; then
-		if qmp query-commands 2>/dev/null | matches -F '"block-set-growth-hints"'; then
-			GH_SET_HINTS_CMD="block-set-growth-hints"
-		else
-			GH_SET_HINTS_CMD=qom-set
-		fi
-	fi
-	if [ "$GH_SET_HINTS_CMD" = qom-set ]; then
-		echo "qom-set {\"path\": \"/machine/peripheral/$1\", \"property\": \"max-growth\", \"value\": $3}"
-	else
-		echo "block-set-growth-hints {\"id\": \"$1\", \"min\": $2, \"max\": $3, \"increment\": $4}"
-	fi
+	echo "block-set-growth-hints {\"id\": \"$1\", \"min\": $2, \"max\": $3, \"increment\": $4}"
 }
 # qmp_batch: the "COMMAND ARGS" lines on stdin, on one QMP connection (see qmp.py --batch).
 qmp_batch() { python3 "$qmp_py" "${GH_QMP:?qmp_batch: GH_QMP is not set}" --batch; }
@@ -86,7 +71,6 @@ storm_start() {
 _storm_loop() {
 	local start=$1 r=0 id G=$((1 << 30))
 	shift
-	growth_hints_cmd "$1" 0 0 0 >/dev/null # decides the command once, for every round
 	while [ ! -e "$GH_WORK/storm.stop" ]; do
 		r=$((r + 1))
 		for id in "$@"; do

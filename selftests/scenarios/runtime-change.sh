@@ -1,24 +1,22 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
-# Scenario: hints changed at run time with qom-set: new values and a GROWTH_HINTS=1 uevent
-# Then max-growth is lowered to the disk size ("will not grow"), with no minimum.
+# Scenario: hints changed at run time with block-set-growth-hints: new values and a
+# GROWTH_HINTS=1 uevent.  Then max-growth is lowered to the disk size ("will not grow"), with
+# no minimum; each change is one command that sets all three values.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
 ids=(vd0 sd0)
 
-# qom_set_all NAME=VALUE...: set the properties, in this order, on every disk.
-qom_set_all() {
-	local id p
+# set_all MIN MAX INC: set these hints on every disk.
+set_all() {
+	local id
 	for id in "${ids[@]}"; do
-		for p in "$@"; do
-			qom_set "$id" "${p%%=*}" "${p#*=}" || return 1
-		done
+		set_hints "$id" "$@" || return 1
 	done
 }
-# Every intermediate state stays valid: max first, then min, then the increment.
-on_wait_change() { qom_set_all max-growth=$((32 << 40)) min-growth=$((2 << 30)) growth-increment=$((2 << 30)); }
-on_wait_freeze() { qom_set_all growth-increment=$((1 << 30)) min-growth=0 max-growth=$((10 << 30)); }
+on_wait_change() { set_all $((2 << 30)) $((32 << 40)) $((2 << 30)); }
+on_wait_freeze() { set_all 0 $((10 << 30)) $((1 << 30)); }
 
 scenario() {
 	if ! qemu_has_hints; then

@@ -26,8 +26,6 @@ storm() {
 }
 on_wait_storm() {
 	local err
-	# Decide the command before the batch holds the (single) QMP connection.
-	growth_hints_cmd vd0 0 0 0 >/dev/null
 	err=$(storm | qmp_batch 2>&1 >/dev/null) || { echo "storm: ${err:0:300}"; return 1; }
 	echo "0 $(((64 + steps) * G)) $G $(((start + steps / grow_every) * G))"
 }

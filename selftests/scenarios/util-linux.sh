@@ -4,8 +4,8 @@
 # lsblk -b -o NAME,SIZE,GROW-MIN,GROW-MAX,GROW-INC and blkid -i -o udev in the guest against what
 # the host gave QEMU: hinted virtio-blk and scsi-hd disks with GPTs (a last partition that grows
 # with the disk, others that cannot), a 4Kn scsi-hd disk with an MBR (capped at 2^32-1 sectors),
-# disks without hints; then the hints of two disks changed with qom-set (until QMP
-# block-set-growth-hints is on main) and the next lsblk and blkid calls.
+# disks without hints; then the hints of two disks changed with block-set-growth-hints and
+# the next lsblk and blkid calls.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -125,9 +125,7 @@ on_wait_change() {
 	local c serial id min max inc
 	for c in "${changes[@]}"; do
 		read -r serial id min max inc <<< "$c"
-		qom_set "$id" max-growth "$(bytes "$max")" &&
-			qom_set "$id" min-growth "$(bytes "$min")" &&
-			qom_set "$id" growth-increment "$(bytes "$inc")" || return 1
+		set_hints "$id" "$(bytes "$min")" "$(bytes "$max")" "$(bytes "$inc")" || return 1
 	done
 }
 
