@@ -136,7 +136,7 @@ agsize=$(min "$agsize" $((S / 4096 - 16 * mib)))
 t_eq "hinted: xfs agsize (blocks)" "$(xfs_field "$xfs" agsize)" "$agsize"
 t_eq "hinted: xfs agcount" "$(xfs_field "$xfs" agcount)" "$(ceil $((S / 4096)) "$agsize")"
 t_eq "hinted: xfs log of the size as made (stock)" "$(xfs_log_blocks "$xfs")" "$stock_log"
-if [ "$agsize" -gt "$stock_agsize" ]; then t_ok "hinted: xfs AGs larger than stock's ($stock_agsize blocks)"; else t_fail "hinted: xfs AGs larger than stock's"; fi
+if [ "$(xfs_field "$xfs" agsize)" -gt "$stock_agsize" ]; then t_ok "hinted: xfs AGs larger than stock's ($stock_agsize blocks)"; else t_fail "hinted: xfs AGs larger than stock's"; fi
 
 # 4. Grow both online in steps under I/O; the data stays, fsck stays clean.
 for fs in ext4 xfs; do
