@@ -136,6 +136,7 @@ result $rc "pipelines read all input"
 
 # 10. See above.
 if [ -n "$notexec" ]; then
+	# shellcheck disable=SC2086 # one name per word
 	echo "committed without the execute bit (git update-index --chmod=+x):" $notexec | diag
 	result 1 "scripts are executable"
 else

@@ -34,7 +34,7 @@ same() {
 	if cmp -s "$2" "$3"; then
 		ok "$1"
 	else
-		diff "$2" "$3" | head -n 10 | sed 's/^/# /' || true
+		diff "$2" "$3" | first_lines 10 | sed 's/^/# /' || true
 		nok "$1"
 	fi
 }

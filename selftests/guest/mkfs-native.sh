@@ -49,7 +49,7 @@ xfs_field() {
 	*) _o=$(xfs_info "/dev/$1" 2>&1) ;;
 	esac
 	_v=$(echo "$_o" | tr ' ' '\n' | tr -d ',' | sed -n "s/^$2=//p" | sed -n 1p)
-	[ -n "$_v" ] || echo "$_o" | head -n 5 | sed 's/^/# xfs_info: /' >&2
+	[ -n "$_v" ] || echo "$_o" | sed -n '1,5s/^/# xfs_info: /p' >&2
 	echo "$_v"
 }
 xfs_log_blocks() {
@@ -100,7 +100,7 @@ same "opt-out: mkfs.xfs -c growth_hints=0 gives the stock geometry" "$(xfs_info 
 # 3. Plain mkfs on the hinted disks: the policy's geometry.
 S=$(gh_size_bytes "$ext")
 out=$(mkfs.ext4 -F "/dev/$ext" 2>&1) || t_fail "hinted: mkfs.ext4"
-if echo "$out" | grep -q "^Growth hints: /dev/$ext may grow to $((max >> 20)) MiB"; then
+if [ "$(echo "$out" | grep -c "^Growth hints: /dev/$ext may grow to $((max >> 20)) MiB")" = 1 ]; then
 	t_ok "hinted: mkfs.ext4 says the hints were used"
 else
 	echo "$out" | sed 's/^/# /'
@@ -121,7 +121,7 @@ t_eq "hinted: ext4 inode count of the size as made (stock)" "$(ext4_field "$ext"
 t_eq "hinted: ext4 journal of the size as made (stock)" "$(ext4_field "$ext" "Total journal blocks")" "$stock_journal"
 
 out=$(mkfs.xfs -f "/dev/$xfs" 2>&1) || t_fail "hinted: mkfs.xfs"
-if echo "$out" | grep -q "^growth hints: /dev/$xfs may grow to $((max >> 20)) MiB"; then
+if [ "$(echo "$out" | grep -c "^growth hints: /dev/$xfs may grow to $((max >> 20)) MiB")" = 1 ]; then
 	t_ok "hinted: mkfs.xfs says the hints were used"
 else
 	echo "$out" | sed 's/^/# /'
