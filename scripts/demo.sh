@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: build everything, boot a guest with a 10 GiB virtio-blk disk and a 10 GiB
 # scsi-hd disk (both with growth hints when QEMU has them), show what the guest sees, grow
-# the virtio disk live from the host (QMP block_resize to 12G) and show the guest notice it.
+# the virtio disk live from the host (QMP block_resize to 12G) and show the guest notice it;
+# then plain mkfs.xfs and mkfs.ext4 of the e2fsprogs and xfsprogs series next to the unpatched
+# ones, and XFS made by each grown live in steps to 100 GiB.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -13,6 +15,16 @@ if [ "${1:-}" = on-wait ]; then
 		python3 "$top/selftests/lib/qmp.py" "$GH_QMP" block_resize \
 			'{"device": "drv-vd0", "size": 12884901888}' >/dev/null
 		;;
+	resize) # resize BYTES DRIVE...: the demo's mkfs part grows disks in steps
+		shift 2
+		bytes=$1
+		shift
+		for drv in "$@"; do
+			info "host: QMP block_resize $drv $((bytes >> 30))G"
+			python3 "$top/selftests/lib/qmp.py" "$GH_QMP" block_resize \
+				"{\"device\": \"$drv\", \"size\": $bytes}" >/dev/null || exit 1
+		done
+		;;
 	*) exit 1 ;;
 	esac
 	exit 0
@@ -20,7 +32,7 @@ fi
 
 if [ "${GH_DEMO_NO_BUILD:-0}" != 1 ]; then
 	info "building kernel, QEMU and initramfs (incremental)"
-	make -s -C "$top" kernel qemu initramfs >&2 || die "build failed; see the messages above"
+	make -s -C "$top" kernel qemu e2fsprogs xfsprogs mkfs-stock initramfs >&2 || die "build failed; see the messages above"
 fi
 qemu=${GH_QEMU:-$out/qemu-system-x86_64}
 props=""
