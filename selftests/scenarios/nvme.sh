@@ -4,13 +4,15 @@
 # The hints travel in the proposed Namespace Size Range of the NVM Command Set Identify
 # Namespace data (Documentation/nvme/).  One guest: two hinted namespaces (512- and 4096-byte
 # blocks) and one without hints (0 0 0); block-set-growth-hints, then a higher maximum and a
-# block_resize, each with its GROWTH_HINTS=1 uevent.  Then one guest per hostile set, made
-# with x-unchecked-growth-hints: the attributes read 0 with one log line.
+# block_resize, each with its GROWTH_HINTS=1 uevent.  Then native multipath: one shared
+# namespace behind two controllers of one subsystem; the multipath disk and both paths show
+# the same hints through the same steps.  Then one guest per hostile set, made with
+# x-unchecked-growth-hints: the attributes read 0 with one log line.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
 G=$((1 << 30)) T=$((1 << 40))
-ids=(nv0 nv1)
+read -r -a ids <<< "${NVME_IDS:-nv0 nv1}"
 
 on_wait_change() {
 	local id
@@ -50,6 +52,20 @@ scenario() {
 		--disk "nvme-ns:size=12G:serial=n1:props=$(hint_props 3G 48T 3M),logical_block_size=4096,physical_block_size=4096" \
 		--disk "nvme:size=10G:serial=n2"
 	vm_results ""
+
+	# The multipath disk shows the hints only while both paths agree: each step reaches the
+	# two controllers as two events, two rescans.
+	local mp="$GH_WORK/multipath/mp0.img"
+	mkdir -p "$GH_WORK/multipath"
+	truncate -s 10G "$mp"
+	NVME_IDS=mp0 vm multipath --test nvme \
+		--append "gh.disks=m0:$((10 * G)):512:$G:$((64 * T)):$G gh.paths=2 gh.new=$((2 * G)):$((32 * T)):$((2 * G)) gh.grow=$((20 * G)):$((2 * G)):$((64 * T)):$((2 * G))" \
+		--qemu-arg -drive --qemu-arg "file=$mp,format=raw,if=none,id=drv-mp0" \
+		--qemu-arg -device --qemu-arg nvme-subsys,id=subsys0,nqn=gh-multipath \
+		--qemu-arg -device --qemu-arg nvme,id=c0,serial=m0,subsys=subsys0 \
+		--qemu-arg -device --qemu-arg nvme,id=c1,serial=m0,subsys=subsys0 \
+		--qemu-arg -device --qemu-arg "nvme-ns,bus=c0,drive=drv-mp0,nsid=1,id=mp0,$(hint_props 1G 64T 1G)"
+	vm_results "multipath"
 
 	for c in "${hostile[@]}"; do
 		IFS='|' read -r name props expect lines <<< "$c"
