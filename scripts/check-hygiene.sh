@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$top"
 tests=(shellcheck "kernel series regenerates" "qemu series regenerates" "util-linux series regenerates"
 	"kernel checkpatch --strict" "qemu checkpatch" "util-linux checkpatch" "no URLs in scripts"
-	"pipelines read all input")
+	"pipelines read all input" "scripts are executable")
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 n=0
@@ -28,6 +28,10 @@ rc=0
 shellcheck "${files[@]}" > "$top/build/shellcheck.log" 2>&1 || rc=$?
 head -n 40 "$top/build/shellcheck.log" | diag
 result $rc shellcheck
+
+# 10 (run here, reported last). The Makefile runs scripts/*.sh directly: each must be committed
+# with its execute bit (a clone gets the mode from git, not from the developer's disk).
+notexec=$(git ls-files -s -- 'scripts/*.sh' .ci/run | awk '$1 != "100755" { print $4 }')
 
 # 2-4. The committed series and the tree under build/ are the same: export the tree into a
 # clone of HEAD; nothing may change.  Without a tree (fresh checkout) the clone makes one
@@ -128,3 +132,11 @@ rc=0
 python3 scripts/check-pipes.py "${files[@]}" > "$tmp/pipes.log" 2>&1 || rc=$?
 diag < "$tmp/pipes.log"
 result $rc "pipelines read all input"
+
+# 10. See above.
+if [ -n "$notexec" ]; then
+	echo "committed without the execute bit (git update-index --chmod=+x):" $notexec | diag
+	result 1 "scripts are executable"
+else
+	result 0 "scripts are executable"
+fi

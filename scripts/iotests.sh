@@ -25,12 +25,7 @@ exec 9>&-
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The wrapper adds the firmware search path, which a build without installed blobs lacks.
-cat >"$tmp/qemu-system-x86_64" <<WRAPPER
-#!/bin/sh
-exec "$obj/qemu-system-x86_64" -L /usr/share/seabios -L /usr/lib/ipxe/qemu -L /usr/share/qemu "\$@"
-WRAPPER
-chmod +x "$tmp/qemu-system-x86_64"
+qemu_wrapper "$tmp" "$obj"
 
 echo "KTAP version 1"
 echo "1..${#tests[@]}"

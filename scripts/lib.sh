@@ -115,3 +115,14 @@ build_lock() {
 		flock 9
 	fi
 }
+
+# The firmware a QEMU built without its blobs needs (Debian's seabios, ipxe-qemu and
+# qemu-system-data), as -L options.
+qemu_firmware=(-L /usr/share/seabios -L /usr/lib/ipxe/qemu -L /usr/share/qemu)
+# qemu_wrapper DIR OBJ: DIR/qemu-system-x86_64 runs OBJ's binary with the firmware path.  The
+# QEMU test harnesses want a binary of that name and cannot pass options themselves.
+qemu_wrapper() {
+	printf '#!/bin/sh\nexec "%s/qemu-system-x86_64" %s "$@"\n' "$2" "${qemu_firmware[*]}" \
+		>"$1/qemu-system-x86_64"
+	chmod +x "$1/qemu-system-x86_64"
+}

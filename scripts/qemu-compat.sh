@@ -59,7 +59,7 @@ stream() {
 	local o=$1 file=$2 sock="$tmp/qmp.sock" status="" i pid
 	shift 2
 	rm -f "$sock" "$file"
-	"$o/qemu-system-x86_64" -L /usr/share/seabios -L /usr/lib/ipxe/qemu -L /usr/share/qemu \
+	"$o/qemu-system-x86_64" "${qemu_firmware[@]}" \
 		-M pc -nodefaults -S -m 32 -display none -rtc base=2020-01-01T00:00:00,clock=vm \
 		-qmp "unix:$sock,server=on,wait=off" "${devices[@]}" >"$file.log" 2>&1 &
 	pid=$!

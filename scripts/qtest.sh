@@ -37,13 +37,7 @@ exec 9>&-
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# qtest wants a binary named *-system-<arch>; the wrapper adds the firmware
-# search path, which a build without installed blobs lacks.
-cat >"$tmp/qemu-system-x86_64" <<WRAPPER
-#!/bin/sh
-exec "$obj/qemu-system-x86_64" -L /usr/share/seabios -L /usr/lib/ipxe/qemu -L /usr/share/qemu "\$@"
-WRAPPER
-chmod +x "$tmp/qemu-system-x86_64"
+qemu_wrapper "$tmp" "$obj"
 export QTEST_QEMU_BINARY="$tmp/qemu-system-x86_64" QTEST_QEMU_IMG="$obj/qemu-img"
 
 # binary:path of every case; paths with a "subprocess" component are run by their parent

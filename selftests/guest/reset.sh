@@ -29,18 +29,11 @@ while [ "$i" -lt "$n" ]; do
 	i=$((i + 1))
 done
 t_eq "$d resets" "$ok" "$n"
-if ! gh_wait storm-stop; then
-	gh_io_stop >/dev/null
-	t_fail "storm stopped: $GH_REPLY"
+if ! gh_storm_settle "$d"; then
 	gh_done
 	exit
 fi
-# shellcheck disable=SC2086
-set -- $GH_REPLY
-want="$1 $2 $3" size=$4
-settled() { [ "$(gh_hints "$d")" = "$want" ] && [ "$(gh_size_bytes "$d")" = "$size" ]; }
-gh_poll 300 settled || true
-diag "I/O rounds and mismatches: $(gh_io_stop)"
+want=$GH_WANT size=$GH_SIZE
 t_eq "no mismatch under resets" "$(wc -l 2>/dev/null < /tmp/io.bad || echo 0)" 0
 t_eq "$d final hints" "$(gh_hints "$d")" "$want"
 t_eq "$d final size" "$(gh_size_bytes "$d")" "$size"

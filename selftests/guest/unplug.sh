@@ -22,18 +22,11 @@ else
 	t_fail "unplug requested: $GH_REPLY"
 fi
 sleep 1
-if ! gh_wait storm-stop; then
-	gh_io_stop >/dev/null
-	t_fail "storm stopped: $GH_REPLY"
+if ! gh_storm_settle "$keep"; then
 	gh_done
 	exit
 fi
-# shellcheck disable=SC2086
-set -- $GH_REPLY
-want="$1 $2 $3" size=$4
-settled() { [ "$(gh_hints "$keep")" = "$want" ] && [ "$(gh_size_bytes "$keep")" = "$size" ]; }
-gh_poll 300 settled || true
-diag "I/O rounds and mismatches: $(gh_io_stop)"
+want=$GH_WANT size=$GH_SIZE
 t_eq "$keep no mismatch" "$(grep -c "^$keep\$" /tmp/io.bad 2>/dev/null || echo 0)" 0
 t_eq "$keep final hints" "$(gh_hints "$keep")" "$want"
 t_eq "$keep final size" "$(gh_size_bytes "$keep")" "$size"

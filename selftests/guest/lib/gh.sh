@@ -242,3 +242,22 @@ gh_io_check() {
 }
 # gh_log_lines DISK: the kernel's "ignoring capacity growth hints" lines for the disk.
 gh_log_lines() { dmesg | grep -c "$1: ignoring capacity growth hints"; }
+# gh_storm_settle DISK: ask the host to stop its background storm; it answers with the hints
+# and size it set last ("MIN MAX INC SIZE").  Waits until DISK shows them, stops the background
+# I/O (its "ROUNDS MISMATCHES" become a diagnostic) and sets GH_WANT ("MIN MAX INC") and
+# GH_SIZE.  Returns 1 (after a failed test line) when the host did not stop the storm.
+gh_storm_settle() {
+	if ! gh_wait storm-stop; then
+		gh_io_stop >/dev/null
+		t_fail "storm stopped: $GH_REPLY"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	set -- "$1" $GH_REPLY
+	GH_WANT="$2 $3 $4" GH_SIZE=$5
+	_settle_disk=$1
+	_settled() { [ "$(gh_hints "$_settle_disk")" = "$GH_WANT" ] &&
+		[ "$(gh_size_bytes "$_settle_disk")" = "$GH_SIZE" ]; }
+	gh_poll 300 _settled || true
+	diag "I/O rounds and mismatches: $(gh_io_stop)"
+}
