@@ -135,7 +135,7 @@ result $rc "pipelines read all input"
 
 # 10. See above.
 if [ -n "$notexec" ]; then
-	echo "committed without the execute bit (git update-index --chmod=+x):" $notexec | diag
+	echo "committed without the execute bit (git update-index --chmod=+x): $notexec" | diag
 	result 1 "scripts are executable"
 else
 	result 0 "scripts are executable"

@@ -256,6 +256,7 @@ gh_storm_settle() {
 	set -- "$1" $GH_REPLY
 	GH_WANT="$2 $3 $4" GH_SIZE=$5
 	_settle_disk=$1
+	# shellcheck disable=SC2317 # called through gh_poll
 	_settled() { [ "$(gh_hints "$_settle_disk")" = "$GH_WANT" ] &&
 		[ "$(gh_size_bytes "$_settle_disk")" = "$GH_SIZE" ]; }
 	gh_poll 300 _settled || true
