@@ -2,7 +2,7 @@
 # make check: build what the tests need, run every suite, count the top-level KTAP results.
 # check.sh [--sanitize] [--no-build] [SUITE...]
 #   by default every suite, including the sanitizer ones (KUnit and the hostile,
-#               runtime-change, nvme, kselftest, storm, reset and unplug scenarios on the debug
+#               runtime-change, kselftest, storm, reset and unplug scenarios on the debug
 #               kernel build/out/bzImage-sanitize: KASAN, UBSAN, lockdep, hung tasks)
 #   --sanitize  only the sanitizer suites (make check-sanitize)
 #   --no-build  use the artifacts in build/out as they are
@@ -35,7 +35,7 @@ suites=(
 )
 sanitize_suites=(
 	"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
-	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change nvme kselftest storm reset unplug"
+	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change kselftest storm reset unplug"
 )
 if [ $sanitize = 1 ]; then
 	suites=("${sanitize_suites[@]}")
