@@ -4,7 +4,8 @@ SHELL := /bin/bash
 S := scripts
 
 .PHONY: all deps demo check check-sanitize bench kernel-tree qemu-tree util-linux-tree \
-	kernel-export qemu-export util-linux-export kernel qemu util-linux kernel-sanitize selftest \
+	e2fsprogs-tree xfsprogs-tree kernel-export qemu-export util-linux-export e2fsprogs-export \
+	xfsprogs-export kernel qemu util-linux e2fsprogs xfsprogs mkfs-stock kernel-sanitize selftest \
 	initramfs tools tools-check docs-check check-series clean
 
 all: kernel qemu initramfs tools
@@ -18,12 +19,20 @@ qemu-tree:
 	@$(S)/make-tree.sh qemu
 util-linux-tree:
 	@$(S)/make-tree.sh util-linux
+e2fsprogs-tree:
+	@$(S)/make-tree.sh e2fsprogs
+xfsprogs-tree:
+	@$(S)/make-tree.sh xfsprogs
 kernel-export:
 	@$(S)/export-series.sh kernel
 qemu-export:
 	@$(S)/export-series.sh qemu
 util-linux-export:
 	@$(S)/export-series.sh util-linux
+e2fsprogs-export:
+	@$(S)/export-series.sh e2fsprogs
+xfsprogs-export:
+	@$(S)/export-series.sh xfsprogs
 
 # Trees are created on first use; after that they are yours to work in.
 build/kernel/Makefile:
@@ -32,6 +41,10 @@ build/qemu/configure:
 	@$(S)/make-tree.sh qemu
 build/util-linux/meson.build:
 	@$(S)/make-tree.sh util-linux
+build/e2fsprogs/configure.ac:
+	@$(S)/make-tree.sh e2fsprogs
+build/xfsprogs/configure.ac:
+	@$(S)/make-tree.sh xfsprogs
 
 kernel: build/kernel/Makefile
 	@$(S)/build-kernel.sh guest
@@ -42,6 +55,17 @@ qemu: build/qemu/configure
 # libblkid, blkid and lsblk of the util-linux series (build/out/util-linux)
 util-linux: build/util-linux/meson.build
 	@$(S)/build-util-linux.sh
+# mke2fs, e2fsck, resize2fs, dumpe2fs (and what the tree's tests run) of the e2fsprogs
+# series, mkfs.xfs, xfs_repair, xfs_db, xfs_growfs, xfs_info of the xfsprogs series, both with
+# the series' libblkid (build/out/e2fsprogs, build/out/xfsprogs); mkfs-stock: the unpatched
+# mke2fs and mkfs.xfs of the same bases (build/out/*-stock), the reference for unhinted disks.
+e2fsprogs: build/e2fsprogs/configure.ac util-linux
+	@$(S)/build-e2fsprogs.sh
+xfsprogs: build/xfsprogs/configure.ac util-linux
+	@$(S)/build-xfsprogs.sh
+mkfs-stock: build/e2fsprogs/configure.ac build/xfsprogs/configure.ac util-linux
+	@$(S)/build-e2fsprogs.sh --stock
+	@$(S)/build-xfsprogs.sh --stock
 selftest: build/kernel/Makefile
 	@$(S)/build-selftest.sh
 initramfs: tools selftest
@@ -56,8 +80,9 @@ tools-check:
 docs-check:
 	@python3 $(S)/check-docs.py
 # Build every patch of every series on its own (bisectability); time: README.md.
-check-series: build/kernel/Makefile build/qemu/configure build/util-linux/meson.build
-	@$(S)/check-series.sh kernel qemu util-linux
+check-series: build/kernel/Makefile build/qemu/configure build/util-linux/meson.build \
+		build/e2fsprogs/configure.ac build/xfsprogs/configure.ac
+	@$(S)/check-series.sh kernel qemu util-linux e2fsprogs xfsprogs
 
 demo: deps
 	@$(S)/demo.sh

@@ -2,7 +2,8 @@
 # Build the test guest's initramfs: build/out/initramfs.cpio.gz.
 # busybox-static, the host's filesystem and SCSI tools with their shared libraries, the
 # project's guest binaries when built (growth-mkfs, the kselftest, blkid and lsblk of the
-# util-linux series), and the guest test scripts (selftests/guest).
+# util-linux series; the e2fsprogs and xfsprogs series in /opt/gh-mkfs, their unpatched bases
+# in /opt/gh-mkfs-stock), and the guest test scripts (selftests/guest).
 # build-initramfs.sh [-o OUTPUT]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -32,10 +33,12 @@ cp "$busybox" "$stage/bin/busybox"
 # /init links the other applets at boot (busybox --install), which is faster than here.
 ln -s busybox "$stage/bin/sh"
 
-# copy_with_libs PATH: the program (or script) and every shared library it needs.
+# copy_with_libs PATH [DIR]: the program (or script), into DIR (default /bin), and every
+# shared library it needs.
 copy_with_libs() {
 	local src=$1 dst lib
-	dst="$stage/bin/${src##*/}"
+	dst="$stage${2:-/bin}/${src##*/}"
+	mkdir -p "${dst%/*}"
 	rm -f "$dst"
 	cp -L "$src" "$dst"
 	while read -r lib; do
@@ -56,6 +59,31 @@ done
 for p in "$out/growth_hints_test" "$top/tools/growth-mkfs" "$out/growth-mkfs" \
 	"$out/util-linux/sbin/blkid" "$out/util-linux/bin/lsblk"; do
 	[ -x "$p" ] && copy_with_libs "$p"
+done
+
+# The mke2fs and mkfs.xfs of the series (and the tools that go with them: a filesystem made
+# by a newer mkfs is checked and grown by the same release) and their unpatched bases, for
+# the mkfs-native scenario; each where it was built (make e2fsprogs xfsprogs mkfs-stock).
+for v in e2fsprogs xfsprogs e2fsprogs-stock xfsprogs-stock; do
+	[ -d "$out/$v/sbin" ] || continue
+	d=/opt/gh-mkfs
+	case "$v" in *-stock) d=/opt/gh-mkfs-stock ;; esac
+	for p in "$out/$v/sbin"/*; do
+		if [ -L "$p" ]; then
+			mkdir -p "$stage$d/sbin"
+			cp -P "$p" "$stage$d/sbin/"
+		else
+			copy_with_libs "$p" "$d/sbin"
+			# Built with -g: the debug information would triple the initramfs.
+			if [ "$(head -c 4 "$p" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+				strip --strip-debug "$stage$d/sbin/${p##*/}"
+			fi
+		fi
+	done
+	if [ -d "$out/$v/etc" ]; then
+		mkdir -p "$stage$d/etc"
+		cp "$out/$v/etc"/* "$stage$d/etc/"
+	fi
 done
 
 # The guest's random-read load for make bench (static, like busybox).

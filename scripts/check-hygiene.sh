@@ -6,6 +6,7 @@ set -euo pipefail
 
 cd "$top"
 tests=(shellcheck "kernel series regenerates" "qemu series regenerates" "util-linux series regenerates"
+	"e2fsprogs series regenerates" "xfsprogs series regenerates"
 	"kernel checkpatch --strict" "qemu checkpatch" "util-linux checkpatch" "no URLs in scripts"
 	"pipelines read all input" "scripts are executable")
 echo "KTAP version 1"
@@ -33,7 +34,7 @@ result $rc shellcheck
 # with its execute bit (a clone gets the mode from git, not from the developer's disk).
 notexec=$(git ls-files -s -- 'scripts/*.sh' .ci/run | awk '$1 != "100755" { print $4 }')
 
-# 2-4. The committed series and the tree under build/ are the same: export the tree into a
+# 2-6. The committed series and the tree under build/ are the same: export the tree into a
 # clone of HEAD; nothing may change.  Without a tree (fresh checkout) the clone makes one
 # from the base and the committed series first, so the series must also apply.  The
 # developer's files are never touched.
@@ -41,7 +42,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gh-hygiene.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 git clone -q --shared "$top" "$tmp/repo"
 mkdir -p "$tmp/repo/build"
-for what in kernel qemu util-linux; do
+for what in kernel qemu util-linux e2fsprogs xfsprogs; do
 	log="$tmp/$what.log"
 	tree="$top/build/$what"
 	if [ -d "$tree/.git" ]; then
@@ -135,7 +136,8 @@ result $rc "pipelines read all input"
 
 # 10. See above.
 if [ -n "$notexec" ]; then
-	echo "committed without the execute bit (git update-index --chmod=+x): $notexec" | diag
+	# shellcheck disable=SC2086 # one name per word
+	echo "committed without the execute bit (git update-index --chmod=+x):" $notexec | diag
 	result 1 "scripts are executable"
 else
 	result 0 "scripts are executable"

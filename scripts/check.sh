@@ -27,6 +27,7 @@ suites=(
 	"docs|scripts/check-docs.py|python3 scripts/check-docs.py"
 	"tools|tools/Makefile|make -s -C tools check"
 	"util-linux|scripts/test-util-linux.sh|bash scripts/test-util-linux.sh"
+	"mkfs-native|scripts/test-mkfs-native.sh|bash scripts/test-mkfs-native.sh"
 	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
 	"iotests|scripts/iotests.sh|bash scripts/iotests.sh"
 	"qemu-compat|scripts/qemu-compat.sh|bash scripts/qemu-compat.sh"
@@ -64,6 +65,7 @@ if [ $build = 1 ]; then
 	step "building the sanitizer kernel" make -s kernel-sanitize
 	step "building QEMU" make -s qemu
 	step "building libblkid, blkid and lsblk (util-linux)" make -s util-linux
+	step "building mke2fs and mkfs.xfs of the series and their bases" make -s e2fsprogs xfsprogs mkfs-stock
 	step "building the tools" make -s tools
 	if [ -f scripts/build-selftest.sh ]; then
 		step "building the kselftest" bash scripts/build-selftest.sh

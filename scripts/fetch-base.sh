@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Download and verify the pinned base of one series: fetch-base.sh kernel|qemu|util-linux.
+# Download and verify the pinned base of one series:
+# fetch-base.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs.
 # Prints the downloaded file(s), one per line.  The pinned version comes first; if the
 # registry no longer serves it, the newest of the same series, then the newest later
 # release, is taken with a warning.  The kernel base is a binary package holding the
 # source tarball; every other base is a Debian source package (orig and debian tarballs).
+# Every file the registry lists but does not serve is named with its HTTP status; a source
+# package whose tarballs arrived is used even if a file beside them (a signature) did not.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: fetch-base.sh kernel|qemu|util-linux}
+what=${1:?usage: fetch-base.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs}
 base="$top/$what/BASE"
 if [ "$what" = kernel ]; then kind=deb; else kind=source; fi
 [ -r "$base" ] || die "no $base"
@@ -58,10 +61,11 @@ files_of() {
 		find . -maxdepth 1 -name "${p}_${v#*:}_*.deb" -printf '%f\n' | sort | first_line
 	else
 		uv=${v#*:}
-		[ -n "$(find . -maxdepth 1 -name "${p}_${uv%-*}.orig.tar.*" -printf x)" ] &&
-			[ -n "$(find . -maxdepth 1 -name "${p}_${uv}.debian.tar.*" -printf x)" ] || return 0
+		# The tarballs, not their signatures (.asc)
+		[ -n "$(find . -maxdepth 1 -name "${p}_${uv%-*}.orig.tar.*" ! -name '*.asc' -printf x)" ] &&
+			[ -n "$(find . -maxdepth 1 -name "${p}_${uv}.debian.tar.*" ! -name '*.asc' -printf x)" ] || return 0
 		find . -maxdepth 1 \( -name "${p}_${uv%-*}.orig.tar.*" -o -name "${p}_${uv}.debian.tar.*" \) \
-			-printf '%f\n' | sort
+			! -name '*.asc' -printf '%f\n' | sort
 	fi
 }
 
@@ -92,7 +96,8 @@ download() {
 # why_not LOG: what apt could not get, by file name and status (no host names).
 why_not() {
 	local missing
-	missing=$(sed -nE 's|^E: Failed to fetch [^ ]*/([^/ ]+) +([0-9]{3}) +([^[]*[^[ ]).*|\1 (\2 \3)|p' "$1" | sort -u |
+	missing=$(sed -nE 's|^E: Failed to fetch [^ ]*/([^/ ]+) +([0-9]{3}) +([^[]*[^[ ]).*|\1 (\2 \3)|p' "$1" |
+		sed 's/%7[eE]/~/g; s/%2[bB]/+/g; s/%3[aA]/:/g' | sort -u |
 		paste -sd, - | sed 's/,/, /g')
 	if [ -n "$missing" ]; then
 		echo "the registry lists it but does not serve ${missing}"
@@ -112,9 +117,14 @@ while read -r p v; do
 	if [ "$p $v" = "$pkg $ver" ] || [ -z "$files" ]; then
 		info "downloading $p $v"
 		if ! download "$p" "$v"; then
-			warn "$p $v could not be downloaded: $(why_not "$dldir/download.log")"
-			tried="$tried $p=$v"
-			continue
+			files=$(files_of "$p" "$v")
+			if [ -z "$files" ]; then
+				warn "$p $v could not be downloaded: $(why_not "$dldir/download.log")"
+				tried="$tried $p=$v"
+				continue
+			fi
+			# The tarballs are here (and checked below); only a file beside them is not.
+			warn "$p $v: $(why_not "$dldir/download.log"); its tarballs arrived, so it is used"
 		fi
 		files=$(files_of "$p" "$v")
 	fi

@@ -70,8 +70,10 @@ papt_setup() {
 		printf 'deb [signed-by=%s] %s %s main\n' "$kr" "$mirror" "$suite" >> "$aptdir/$name.list.new"
 		printf 'deb-src [signed-by=%s] %s %s main\n' "$kr" "$mirror" "$suite" >> "$aptdir/$name.list.new"
 	done
-	mv "$aptdir/$name.list.new" "$aptdir/$name.list"
+	# Lists fetched for other suites (a BASE that changed its suite) are no use: update again.
 	local stamp="$aptdir/lists-$name/.stamp"
+	cmp -s "$aptdir/$name.list.new" "$aptdir/$name.list" || rm -f "$stamp"
+	mv "$aptdir/$name.list.new" "$aptdir/$name.list"
 	if [ -z "$(find "$stamp" -mmin -360 2>/dev/null)" ]; then
 		local opts
 		mapfile -t opts < <(papt_opts "$name")

@@ -1,0 +1,188 @@
+#!/bin/sh
+# The mke2fs and mkfs.xfs of the e2fsprogs and xfsprogs series (/opt/gh-mkfs) with no options:
+# on a hinted disk the geometry of tools/POLICY.md (ext4: 64bit and a growth reserve for the
+# maximum; XFS: the AG size for the maximum, at most 7/8 of the disk), then grown online in
+# steps under I/O and checked clean; on a disk without hints, and with the opt-out knobs
+# (mke2fs.conf use_growth_hints = false, mkfs.xfs -c with growth_hints=0), exactly the
+# geometry of the unpatched bases (/opt/gh-mkfs-stock).
+# gh.hinted=SERIAL,SERIAL (ext4, xfs)  gh.control=SERIAL  gh.max=BYTES  gh.steps=BYTES,...
+# shellcheck source=SCRIPTDIR/lib/gh.sh
+. /lib/gh/gh.sh
+
+SERIES=/opt/gh-mkfs
+STOCK=/opt/gh-mkfs-stock
+if [ ! -x "$SERIES/sbin/mke2fs" ] || [ ! -x "$SERIES/sbin/mkfs.xfs" ] ||
+	[ ! -x "$STOCK/sbin/mke2fs" ] || [ ! -x "$STOCK/sbin/mkfs.xfs" ]; then
+	t_skip "mkfs-native" "the initramfs has no e2fsprogs/xfsprogs series builds (make e2fsprogs xfsprogs mkfs-stock)"
+	gh_done
+	exit
+fi
+# The series' e2fsck, resize2fs, xfs_db, xfs_repair, xfs_growfs check and grow what its mkfs made.
+PATH="$SERIES/sbin:$PATH"
+MKE2FS_CONFIG="$SERIES/etc/mke2fs.conf"
+export PATH MKE2FS_CONFIG
+
+hinted=$(gh_param hinted)
+max=$(gh_param max)
+ext=$(gh_disk "${hinted%%,*}") || { t_fail "ext4 disk present"; gh_done; exit; }
+xfs=$(gh_disk "${hinted#*,}") || { t_fail "xfs disk present"; gh_done; exit; }
+ctl=$(gh_disk "$(gh_param control)") || { t_fail "control disk present"; gh_done; exit; }
+diag "ext4 disk $ext, xfs disk $xfs ($(gh_hints "$ext")), control $ctl"
+
+ceil() { echo $((($1 + $2 - 1) / $2)); }
+min() { if [ "$1" -lt "$2" ]; then echo "$1"; else echo "$2"; fi; }
+
+# ext4_geom DISK: the geometry lines of dumpe2fs -h (no UUID, times, seeds or counters of use).
+ext4_geom() {
+	dumpe2fs -h "/dev/$1" 2>/dev/null | grep -E '^(Filesystem features|Inode count|Block count|Reserved block count|Reserved GDT blocks|Block size|Fragment size|Group descriptor size|Blocks per group|Inodes per group|Inode blocks per group|Flex block group size|Inode size|Required extra isize|Desired extra isize|Journal backup|Total journal size|Total journal blocks|Journal features|Default mount options|Filesystem flags|First inode|Default directory hash):'
+}
+# ext4_field DISK FIELD: one value of dumpe2fs -h ("0" for no "Reserved GDT blocks" line).
+ext4_field() {
+	_v=$(dumpe2fs -h "/dev/$1" 2>/dev/null | sed -n "s/^$2: *//p")
+	echo "${_v:-0}"
+}
+# xfs_field DISK|MOUNTPOINT KEY: a key=value of xfs_info (first match: agcount, agsize, ...;
+# xfs_info finds a mount point with findmnt, which the guest does not have: what it runs then).
+xfs_field() {
+	case "$1" in
+	/*) _o=$(xfs_spaceman -p xfs_info -c info "$1" 2>&1) ;;
+	*) _o=$(xfs_info "/dev/$1" 2>&1) ;;
+	esac
+	_v=$(echo "$_o" | tr ' ' '\n' | tr -d ',' | sed -n "s/^$2=//p" | sed -n 1p)
+	[ -n "$_v" ] || echo "$_o" | sed -n '1,5s/^/# xfs_info: /p' >&2
+	echo "$_v"
+}
+xfs_log_blocks() {
+	xfs_info "/dev/$1" 2>/dev/null | sed -n 's/^log .*blocks=\([0-9]*\).*/\1/p'
+}
+# same P A B: one result, the diff of two geometries as diagnostics when they differ.
+same() {
+	if [ "$2" = "$3" ] && [ -n "$2" ]; then
+		t_ok "$1"
+	else
+		echo "$2" > /tmp/a
+		echo "$3" > /tmp/b
+		diff /tmp/a /tmp/b | sed 's/^/# /'
+		t_fail "$1"
+	fi
+}
+
+# 1. A disk without hints: exactly the unpatched tools' geometry.
+t_cmd "control: stock mke2fs" "$STOCK/sbin/mke2fs" -q -F -t ext4 "/dev/$ctl"
+stock_ext=$(ext4_geom "$ctl")
+out=$(mkfs.ext4 -F "/dev/$ctl" 2>&1) || t_fail "control: mkfs.ext4"
+case "$out" in
+*"Growth hints"*) t_fail "control: mkfs.ext4 says nothing of growth hints" ;;
+*) t_ok "control: mkfs.ext4 says nothing of growth hints" ;;
+esac
+same "control: mkfs.ext4 geometry = stock" "$(ext4_geom "$ctl")" "$stock_ext"
+stock_inodes=$(ext4_field "$ctl" "Inode count")
+stock_journal=$(ext4_field "$ctl" "Total journal blocks")
+t_cmd "control: stock mkfs.xfs" "$STOCK/sbin/mkfs.xfs" -q -f "/dev/$ctl"
+stock_xfs=$(xfs_info "/dev/$ctl" 2>&1)
+stock_agsize=$(xfs_field "$ctl" agsize)
+stock_log=$(xfs_log_blocks "$ctl")
+t_cmd "control: mkfs.xfs" mkfs.xfs -q -f "/dev/$ctl"
+same "control: mkfs.xfs geometry = stock" "$(xfs_info "/dev/$ctl" 2>&1)" "$stock_xfs"
+
+# 2. The opt-out knobs on a hinted disk: the unpatched tools' geometry there.
+sed 's/^\[defaults\]$/[defaults]\n\tuse_growth_hints = false/' "$MKE2FS_CONFIG" > /tmp/nohints.conf
+t_cmd "opt-out: stock mke2fs on the hinted disk" "$STOCK/sbin/mke2fs" -q -F -t ext4 "/dev/$ext"
+stock_hinted=$(ext4_geom "$ext")
+t_cmd "opt-out: mkfs.ext4 with use_growth_hints = false" env MKE2FS_CONFIG=/tmp/nohints.conf mkfs.ext4 -q -F "/dev/$ext"
+same "opt-out: mke2fs.conf use_growth_hints = false gives the stock geometry" "$(ext4_geom "$ext")" "$stock_hinted"
+printf '[data]\ngrowth_hints=0\n' > /tmp/nohints.cfg
+t_cmd "opt-out: stock mkfs.xfs on the hinted disk" "$STOCK/sbin/mkfs.xfs" -q -f "/dev/$xfs"
+stock_hinted=$(xfs_info "/dev/$xfs" 2>&1)
+t_cmd "opt-out: mkfs.xfs -c with growth_hints=0" mkfs.xfs -q -f -c options=/tmp/nohints.cfg "/dev/$xfs"
+same "opt-out: mkfs.xfs -c growth_hints=0 gives the stock geometry" "$(xfs_info "/dev/$xfs" 2>&1)" "$stock_hinted"
+
+# 3. Plain mkfs on the hinted disks: the policy's geometry.
+S=$(gh_size_bytes "$ext")
+out=$(mkfs.ext4 -F "/dev/$ext" 2>&1) || t_fail "hinted: mkfs.ext4"
+if [ "$(echo "$out" | grep -c "^Growth hints: /dev/$ext may grow to $((max >> 20)) MiB")" = 1 ]; then
+	t_ok "hinted: mkfs.ext4 says the hints were used"
+else
+	echo "$out" | sed 's/^/# /'
+	t_fail "hinted: mkfs.ext4 says the hints were used"
+fi
+features=$(ext4_field "$ext" "Filesystem features")
+case " $features " in *" 64bit "*) t_ok "hinted: ext4 64bit" ;; *) t_fail "hinted: ext4 64bit ($features)" ;; esac
+case " $features " in *" meta_bg "*) t_fail "hinted: ext4 no meta_bg up front" ;; *) t_ok "hinted: ext4 no meta_bg up front" ;; esac
+# The reserve for the maximum (4 KiB blocks, 32768 per group, 64 descriptors per block),
+# when that is less than mke2fs's own (for 1024 times the size, at most 2^32 blocks; 1024 at most).
+gdb_now=$(ceil "$(ceil $((S / 4096)) 32768)" 64)
+want=$(($(ceil "$(ceil $((max / 4096)) 32768)" 64) - gdb_now))
+own=$(($(ceil "$(ceil "$(min $((S / 4)) 4294967295)" 32768)" 64) - gdb_now))
+own=$(min "$own" 1024)
+[ "$want" -lt "$own" ] || want=$own
+t_eq "hinted: ext4 reserved GDT blocks for $((max >> 30)) GiB" "$(ext4_field "$ext" "Reserved GDT blocks")" "$want"
+t_eq "hinted: ext4 inode count of the size as made (stock)" "$(ext4_field "$ext" "Inode count")" "$stock_inodes"
+t_eq "hinted: ext4 journal of the size as made (stock)" "$(ext4_field "$ext" "Total journal blocks")" "$stock_journal"
+
+out=$(mkfs.xfs -f "/dev/$xfs" 2>&1) || t_fail "hinted: mkfs.xfs"
+if [ "$(echo "$out" | grep -c "^growth hints: /dev/$xfs may grow to $((max >> 20)) MiB")" = 1 ]; then
+	t_ok "hinted: mkfs.xfs says the hints were used"
+else
+	echo "$out" | sed 's/^/# /'
+	t_fail "hinted: mkfs.xfs says the hints were used"
+fi
+# min(the default AG size for the maximum (max/4 below 4 TiB), 7/8 of the disk in MiB, S - 16 MiB)
+mib=256 # 4 KiB blocks per MiB
+eighth=$((S / 4096 / 8))
+seven8=$((eighth * 7))
+agsize=$(min $((max / 4 / 4096)) $((seven8 - seven8 % mib)))
+agsize=$(min "$agsize" $((S / 4096 - 16 * mib)))
+t_eq "hinted: xfs agsize (blocks)" "$(xfs_field "$xfs" agsize)" "$agsize"
+t_eq "hinted: xfs agcount" "$(xfs_field "$xfs" agcount)" "$(ceil $((S / 4096)) "$agsize")"
+t_eq "hinted: xfs log of the size as made (stock)" "$(xfs_log_blocks "$xfs")" "$stock_log"
+if [ "$(xfs_field "$xfs" agsize)" -gt "$stock_agsize" ]; then t_ok "hinted: xfs AGs larger than stock's ($stock_agsize blocks)"; else t_fail "hinted: xfs AGs larger than stock's"; fi
+
+# 4. Grow both online in steps under I/O; the data stays, fsck stays clean.
+for fs in ext4 xfs; do
+	d=$ext
+	[ $fs = xfs ] && d=$xfs
+	mkdir -p "/mnt/$fs"
+	mount -t $fs "/dev/$d" "/mnt/$fs" || t_fail "$fs mount"
+	dd if=/dev/urandom of="/mnt/$fs/data" bs=1M count=16 2>/dev/null
+	sync
+	sha256sum "/mnt/$fs/data" | cut -d' ' -f1 > "/run/$fs.sum"
+done
+rm -f /tmp/io.stop
+(
+	i=0
+	while [ ! -e /tmp/io.stop ]; do
+		for fs in ext4 xfs; do
+			dd if=/dev/urandom of="/mnt/$fs/io.$((i % 8))" bs=64k count=16 conv=fsync 2>/dev/null
+		done
+		i=$((i + 1))
+	done
+) &
+io=$!
+size_is() { [ "$(gh_size_bytes "$1")" = "$2" ]; }
+for size in $(gh_param steps | tr ',' ' '); do
+	if ! gh_wait resize "$size"; then
+		t_fail "resize to $size: $GH_REPLY"
+		continue
+	fi
+	gh_poll 300 size_is "$ext" "$size" || true
+	gh_poll 300 size_is "$xfs" "$size" || true
+	t_cmd "ext4 $((size >> 30)) GiB resize2fs online" resize2fs "/dev/$ext"
+	t_cmd "xfs $((size >> 30)) GiB xfs_growfs" xfs_growfs "/mnt/xfs"
+	t_eq "ext4 $((size >> 30)) GiB block count" "$(ext4_field "$ext" "Block count")" $((size / 4096))
+	t_eq "xfs $((size >> 30)) GiB agcount" "$(xfs_field /mnt/xfs agcount)" "$(ceil $((size / 4096)) "$agsize")"
+	for fs in ext4 xfs; do
+		t_eq "$fs $((size >> 30)) GiB data intact" "$(sha256sum "/mnt/$fs/data" | cut -d' ' -f1)" "$(cat "/run/$fs.sum")"
+	done
+done
+touch /tmp/io.stop
+wait "$io"
+features=$(ext4_field "$ext" "Filesystem features")
+case " $features " in *" meta_bg "*) t_fail "ext4 grown within its reserve (no meta_bg conversion)" ;; *) t_ok "ext4 grown within its reserve (no meta_bg conversion)" ;; esac
+t_eq "xfs agsize unchanged by growth" "$(xfs_field /mnt/xfs agsize)" "$agsize"
+umount /mnt/ext4
+umount /mnt/xfs
+t_cmd "ext4 e2fsck -fn" e2fsck -fn "/dev/$ext"
+t_cmd "xfs xfs_repair -n" xfs_repair -n "/dev/$xfs"
+if gh_kernel_clean >/dev/null; then t_ok "kernel log clean"; else t_fail "kernel log clean"; fi
+gh_done
