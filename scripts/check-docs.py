@@ -13,6 +13,7 @@ import glob, os, re, shutil, subprocess, tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.environ.get("GH_CACHE") or os.path.expanduser("~/.cache/growth-hints")
 T10, GUIDE = "Documentation/scsi/capacity-growth-vpd.md", "Documentation/user-guide.md"
+NVME = "Documentation/nvme/namespace-size-range.md"
 results = []
 
 
@@ -179,6 +180,31 @@ agree("VPD page fields (first, last byte)",
 klen = find(r"#define\s+\w*CAPACITY_GROWTH_LEN\s+(\d+)", kall) + find(r"\[1\] = \w*CAPACITY_GROWTH, \[3\] = (\d+)", kall)
 agree("VPD PAGE LENGTH", {"kernel": int(klen[0]) if klen else None, "KUnit": int(klen[-1]) if klen else None},
       stated("PAGE LENGTH") + [(T10, int((find(r"PAGE LENGTH \((\w{4})h\)", t10) or ["-1"])[0], 16))])
+# NVMe: the first byte of NSZRA, MINNSZE, MAXNSZE and NSZEINC in the NVM Command Set Identify
+# Namespace data; KUnit (bytes written out by hand), the qtest and QEMU's header against the
+# proposal (section 3.8 and the table of 4.1) and the QEMU rst.
+NV = {"NSZRA": 0, "MINNSZE": 1, "MAXNSZE": 2, "NSZEINC": 3, "nszra": 0, "min": 1, "max": 2, "increment": 3,
+      "minnsze": 1, "maxnsze": 2, "nszeinc": 3}
+
+
+def nv(pairs):  # [(field, byte)] -> (byte of each field) or None
+    d = {NV[f]: int(b) for f, b in pairs}
+    return tuple(d[i] for i in range(4)) if sorted(d) == list(range(4)) else None
+
+
+nvme_doc = docs.get(NVME, "")
+qrst = "".join(t for d, t in docs.items() if d.startswith("qemu series: docs/"))
+rst = find(r"of byte (\d+) says.*\n?.*\n?.*?at bytes (\d+),\s+(\d+)\s+and\s+(\d+)", qrst)
+agree("NVMe Namespace Size Range offsets", {
+    "kernel (KUnit)": nv((f, b) for b, f in find(
+        r"\[(\d+)(?: \+ \d+)?\] = 0x[0-9a-f]+,\s*/\* (NSZRA|MINNSZE|MAXNSZE|NSZEINC)\b", kall)),
+    "qtests": nv([("nszra", b) for b in find(r"data\[(\d+)\], ==, nszra\)", qall)] +
+                 [(f, b) for b, f in find(r"le64_at\(data, (\d+)\), ==, (min|max|increment)\b", qall)]),
+    "QEMU header": nv(find(r"offsetof\(NvmeIdNsNvm, (nszra|minnsze|maxnsze|nszeinc)\) != (\d+)", qall))},
+    [(NVME + " (3.8)", nv(find(r"^- (NSZRA|MINNSZE|MAXNSZE|NSZEINC): bytes? (?:\d+:)?(\d+)", nvme_doc))),
+     (NVME + " (4.1)", nv((f, b) for b, f in find(
+         r"^\| (?:\d+:)?(\d+) \| O \| \*\*[^(]*\((NSZRA|MINNSZE|MAXNSZE|NSZEINC)\)", nvme_doc)))] +
+    [("the QEMU series' rst", tuple(map(int, m))) for m in rst] + ([] if rst else [("the QEMU series' rst", None)]))
 diag = ["%s states the %s (%s): link to the proposals instead" % (d, f, v) for f in NUMBERS for d, v in stated(f)
         if d in ("Documentation/design.md", GUIDE, "README.md")]
 result(not diag, "numbers are stated only in the proposals, cover letters and the series' texts", diag)

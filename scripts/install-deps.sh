@@ -9,7 +9,7 @@ pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio ccache libglib2.0
 	libpixman-1-dev ninja-build busybox-static seabios qemu-system-data xfsprogs e2fsprogs
 	sg3-utils pkg-config xz-utils dpkg-dev socat jq shellcheck python3 kmod
 	qemu-system-x86 ipxe-qemu fdisk libncurses-dev libblkid-dev python3-matplotlib udev
-	uuid-dev liburcu-dev libinih-dev autoconf automake libtool rsync)
+	uuid-dev liburcu-dev libinih-dev autoconf automake libtool rsync nvme-cli)
 backports=(meson python3-pycotap)
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]; }

@@ -11,7 +11,7 @@ obj="$top/build/qemu-obj"
 # binary | extended regexp of the test paths to run (from "binary -l")
 groups=(
 	"growth-hints-test|/growth-hints/"
-	"qos-test|/(virtio-blk-pci|virtio-scsi-pci|megasas)/"
+	"qos-test|/(virtio-blk-pci|virtio-scsi-pci|megasas|nvme)/"
 	"fuzz-lsi53c895a-test|."
 	"fuzz-megasas-test|."
 	"fuzz-virtio-scsi-test|."

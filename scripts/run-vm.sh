@@ -6,8 +6,11 @@
 #   --initrd PATH     initramfs (default build/out/initramfs.cpio.gz)
 #   --qemu PATH       QEMU binary (default build/out/qemu-system-x86_64)
 #   --disk SPEC       BUS:size=SIZE[:id=ID][:serial=SERIAL][:file=PATH][:props=K=V,K=V...]
-#                     BUS is virtio (virtio-blk-pci) or scsi (scsi-hd on one virtio-scsi-pci);
-#                     images are sparse raw files, created unless file= exists. Repeatable.
+#                     BUS is virtio (virtio-blk-pci), scsi (scsi-hd on one virtio-scsi-pci),
+#                     nvme (an nvme controller with the drive as namespace 1) or nvme-ns (an
+#                     nvme controller nvc-ID with an nvme-ns device ID; serial= is the
+#                     controller's); images are sparse raw files, created unless file= exists.
+#                     Repeatable.
 #   --test NAME       guest test to run (selftests/guest/NAME.sh; kernel arg gh.test=NAME)
 #   --append ARGS     more kernel command line (e.g. gh.key=value)
 #   --dir DIR         keep console.log, qemu.log and disk images in DIR (default: temporary)
@@ -105,7 +108,7 @@ args=(-accel tcg -machine "$machine" -m "$memory" -smp 1 -nodefaults -display no
 # q35 hot-plugs through ACPI by default, which the test kernel lacks; use the root ports'
 # native (pciehp) hot-plug instead.
 [ "$machine" = pc ] || args+=(-global ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off)
-nvirtio=0 nscsi=0
+nvirtio=0 nscsi=0 nnvme=0
 for spec in "${disks[@]}"; do
 	bus=${spec%%:*} size="" id="" serial="" file="" props=""
 	IFS=: read -r -a kv <<< "${spec#*:}"
@@ -127,7 +130,8 @@ for spec in "${disks[@]}"; do
 		[ $nscsi -gt 0 ] || args+=(-device "virtio-scsi-pci,id=scsi0")
 		nscsi=$((nscsi + 1))
 		;;
-	*) die "--disk $spec: bus must be virtio or scsi" ;;
+	nvme | nvme-ns) id=${id:-nv$nnvme}; nnvme=$((nnvme + 1)) ;;
+	*) die "--disk $spec: bus must be virtio, scsi, nvme or nvme-ns" ;;
 	esac
 	if [ -z "$file" ]; then
 		file="$dir/$id.img"
@@ -144,6 +148,11 @@ for spec in "${disks[@]}"; do
 			-device "virtio-blk-pci,bus=rp-$id,$dev")
 	elif [ "$bus" = virtio ]; then
 		args+=(-device "virtio-blk-pci,$dev")
+	elif [ "$bus" = nvme ]; then
+		args+=(-device "nvme,$dev")
+	elif [ "$bus" = nvme-ns ]; then
+		args+=(-device "nvme,id=nvc-$id,serial=${serial:-$id}"
+			-device "nvme-ns,bus=nvc-$id,drive=drv-$id,id=$id${props:+,$props}")
 	else
 		args+=(-device "scsi-hd,bus=scsi0.0,scsi-id=$((nscsi - 1)),lun=0,$dev")
 	fi

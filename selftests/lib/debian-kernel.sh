@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian's own kernel for the compatibility scenario.
 # debian-kernel.sh OUTDIR: writes OUTDIR/vmlinuz and OUTDIR/initramfs.cpio.gz (the project's
-# initramfs plus the virtio and SCSI modules of that kernel, loaded in order by /init).
+# initramfs plus the virtio, SCSI and NVMe modules of that kernel, loaded in order by /init).
 # The package (linux-image-amd64's current dependency in the machine's apt sources) is
 # downloaded once with apt-get download into $GH_CACHE/dl/debian-kernel.
 set -euo pipefail
@@ -38,7 +38,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib/modules"
 : > "$stage/lib/modules/gh-load.order"
-for m in virtio_pci virtio_blk virtio_scsi sd_mod; do
+for m in virtio_pci virtio_blk virtio_scsi sd_mod nvme; do
 	modprobe -d "$root" -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
 	cp "$ko" "$stage/lib/modules/"

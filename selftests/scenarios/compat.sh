@@ -2,8 +2,9 @@
 # shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
 # Scenario: compatibility: Debian's QEMU with the project's kernel, the project's QEMU with Debian's kernel
 # Debian's QEMU (package qemu-system-x86) knows no hints: the attributes read 0, the disks
-# work.  Debian's kernel (linux-image-amd64, virtio/SCSI modules loaded by /init) knows no
-# hints: the disks work and VPD page 0xBB read with sg_vpd has exactly the configured bytes.
+# (virtio-blk, SCSI, NVMe) work.  Debian's kernel (linux-image-amd64, virtio/SCSI/NVMe modules
+# loaded by /init) knows no hints: the disks work (an NVMe namespace with hints too, whose
+# bytes it does not read) and VPD page 0xBB read with sg_vpd has exactly the configured bytes.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -12,8 +13,8 @@ debian_qemu=/usr/bin/qemu-system-x86_64
 scenario() {
 	if [ -x "$debian_qemu" ] && [ "$(readlink -f "$debian_qemu")" != "$(readlink -f "$GH_QEMU")" ]; then
 		vm debian-qemu --qemu "$debian_qemu" --test compat \
-			--append "gh.disks=vd0,sd0 gh.expect=0:0:0" \
-			--disk virtio:size=10G --disk scsi:size=10G
+			--append "gh.disks=vd0,sd0,nv0 gh.expect=0:0:0" \
+			--disk virtio:size=10G --disk scsi:size=10G --disk nvme:size=10G
 		vm_results "debian-qemu"
 		if [ -s "$GH_WORK/debian-qemu/qemu.log" ]; then
 			sed 's/^/# qemu: /' "$GH_WORK/debian-qemu/qemu.log"
@@ -39,7 +40,8 @@ scenario() {
 		h_skip "debian-kernel VPD page 0xbb" "$GH_QEMU has no hint properties"
 	fi
 	vm debian-kernel --kernel "$dk/vmlinuz" --initrd "$dk/initramfs.cpio.gz" --test compat \
-		--append "gh.disks=vd0,sd0$vpd" --disk "virtio:size=10G$props" --disk "scsi:size=10G$props"
+		--append "gh.disks=vd0,sd0,nv0$vpd" --disk "virtio:size=10G$props" --disk "scsi:size=10G$props" \
+		--disk "nvme:size=10G$props"
 	vm_results "debian-kernel"
 }
 

@@ -92,11 +92,14 @@ _gh_serial_of() {
 	case "$1" in
 	vd*) cat "/sys/block/$1/serial" 2>/dev/null ;;
 	sd*) tail -c +5 "/sys/block/$1/device/vpd_pg80" 2>/dev/null | tr -d '\000 ' ;;
+	nvme*) tr -d ' ' < "/sys/block/$1/device/serial" 2>/dev/null ;;
 	esac
 }
 _gh_find_disk() {
-	for _d in /sys/block/vd* /sys/block/sd*; do
+	for _d in /sys/block/vd* /sys/block/sd* /sys/block/nvme*n*; do
 		[ -e "$_d" ] || continue
+		# the hidden per-path disks of NVMe multipath (nvme0c0n1)
+		case "${_d##*/}" in nvme*c*n*) continue ;; esac
 		if [ "$(_gh_serial_of "${_d##*/}")" = "$1" ]; then
 			echo "${_d##*/}"
 			return 0

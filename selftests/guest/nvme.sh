@@ -1,0 +1,87 @@
+#!/bin/sh
+# NVMe namespaces: exact bytes of the hints in sysfs, 0 0 0 for a namespace without them, then a
+# run-time change (block-set-growth-hints) and a grow (a higher maximum, then block_resize)
+# reach sysfs with a GROWTH_HINTS=1 uevent (and RESIZE=1 for the grow).
+# With native multipath (gh.paths=N) the disk is the multipath disk: it has N paths, and it
+# and each path show the same hints at every step.
+# gh.disks=SERIAL:SIZE:LBS:MIN:MAX:INC,...  (bytes; the first two are changed at run time)
+# gh.new=MIN:MAX:INC  gh.grow=SIZE:MIN:MAX:INC  gh.paths=N (optional)
+# shellcheck source=SCRIPTDIR/lib/gh.sh
+. /lib/gh/gh.sh
+changed=""
+n=0
+for spec in $(gh_param disks | tr ',' ' '); do
+	IFS=: read -r serial size lbs min max inc <<-EOF
+	$spec
+	EOF
+	if ! d=$(gh_disk "$serial"); then
+		t_fail "$serial present"
+		continue
+	fi
+	diag "$serial is $d: $(gh_hints "$d")"
+	t_eq "$serial capacity" "$(gh_size_bytes "$d")" "$size"
+	t_eq "$serial logical_block_size" "$(gh_lbs "$d")" "$lbs"
+	gh_check_hints "$serial" "$d" "$min $max $inc"
+	n=$((n + 1))
+	[ $n -gt 2 ] || changed="$changed $serial:$d"
+done
+
+hints_are() { [ "$(gh_hints "$1")" = "$2" ]; }
+size_is() { [ "$(gh_size_bytes "$1")" = "$2" ]; }
+
+# paths PREFIX DISK "MIN MAX INC": with gh.paths, the multipath disk's paths and their hints.
+paths=$(gh_param paths)
+paths() {
+	[ -n "$paths" ] || return 0
+	_np=0
+	for _p in "/sys/block/$2/multipath/"*; do
+		[ -e "$_p" ] || continue
+		_np=$((_np + 1))
+		gh_poll 300 hints_are "${_p##*/}" "$3" || true
+		t_eq "$1 path ${_p##*/} hints" "$(gh_hints "${_p##*/}")" "$3"
+	done
+	t_eq "$1 paths" "$_np" "$paths"
+}
+for sd in $changed; do
+	paths "${sd%%:*}" "${sd#*:}" "$(gh_hints "${sd#*:}")"
+done
+
+# step NAME SIZE "MIN MAX INC": the host acts, the guest checks the namespaces it changed.
+step() {
+	gh_uevents_clear
+	if ! gh_wait "$1"; then
+		t_fail "$1: the host could not act: $GH_REPLY"
+		return 0
+	fi
+	for sd in $changed; do
+		serial=${sd%%:*} d=${sd#*:}
+		if [ -n "$2" ]; then
+			gh_poll 300 size_is "$d" "$2" || diag "$serial: size still $(gh_size_bytes "$d") after 30 s"
+			t_eq "$serial $1 capacity" "$(gh_size_bytes "$d")" "$2"
+			if gh_poll 50 gh_uevent_seen "ACTION=change" "DEVNAME=$d " "RESIZE=1"; then
+				t_ok "$serial $1 uevent RESIZE=1"
+			else
+				diag "uevents: $(cat /run/uevents.log)"
+				t_fail "$serial $1 uevent RESIZE=1"
+			fi
+		fi
+		gh_poll 300 hints_are "$d" "$3" || diag "$serial: hints still '$(gh_hints "$d")' after 30 s"
+		gh_check_hints "$serial $1" "$d" "$3"
+		paths "$serial $1" "$d" "$3"
+		if gh_poll 50 gh_uevent_seen "ACTION=change" "DEVNAME=$d " "GROWTH_HINTS=1"; then
+			t_ok "$serial $1 uevent GROWTH_HINTS=1"
+		else
+			diag "uevents: $(cat /run/uevents.log)"
+			t_fail "$serial $1 uevent GROWTH_HINTS=1"
+		fi
+	done
+}
+
+step change "" "$(gh_param new | tr ':' ' ')"
+grow=$(gh_param grow)
+step grow "${grow%%:*}" "$(echo "${grow#*:}" | tr ':' ' ')"
+for sd in $changed; do
+	t_cmd "${sd%%:*} readable after the grow" dd if="/dev/${sd#*:}" of=/dev/null bs=4096 count=16
+done
+if gh_kernel_clean >/dev/null; then t_ok "kernel log clean"; else t_fail "kernel log clean"; fi
+gh_done

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
+# Scenario: NVMe namespaces (nvme with a drive, nvme-ns): exact bytes, run-time change, grow, hostile
+# The hints travel in the proposed Namespace Size Range of the NVM Command Set Identify
+# Namespace data (Documentation/nvme/).  One guest: two hinted namespaces (512- and 4096-byte
+# blocks) and one without hints (0 0 0); block-set-growth-hints, then a higher maximum and a
+# block_resize, each with its GROWTH_HINTS=1 uevent.  Then native multipath: one shared
+# namespace behind two controllers of one subsystem; the multipath disk and both paths show
+# the same hints through the same steps.  Then one guest per hostile set, made with
+# x-unchecked-growth-hints: the attributes read 0 with one log line.
+set -euo pipefail
+. "$(dirname "$0")/../lib/host.sh"
+
+G=$((1 << 30)) T=$((1 << 40))
+read -r -a ids <<< "${NVME_IDS:-nv0 nv1}"
+
+on_wait_change() {
+	local id
+	for id in "${ids[@]}"; do
+		set_hints "$id" $((2 * G)) $((32 * T)) $((2 * G)) || return 1
+	done
+}
+# the way a provider grows a volume: the maximum first, then the size
+on_wait_grow() {
+	local id err
+	for id in "${ids[@]}"; do
+		set_hints "$id" $((2 * G)) $((64 * T)) $((2 * G)) || return 1
+		err=$(qmp block_resize "{\"device\": \"drv-$id\", \"size\": $((20 * G))}" 2>&1 >/dev/null) ||
+			{ echo "block_resize $id: $err"; return 1; }
+	done
+}
+
+qemu_has_nvme_hints() { "$GH_QEMU" -device nvme-ns,help 2>/dev/null | matches 'max-growth'; }
+
+# name | properties (x-unchecked-growth-hints=on added) | expected | log lines
+hostile=(
+	"min-above-max|min-growth=8G,max-growth=4G,growth-increment=1G|0:0:0|1"
+	"max-below-capacity|max-growth=4G,growth-increment=1G|0:0:0|1"
+	"zero-increment|max-growth=64T|0:0:0|1"
+	"overflow|max-growth=18446744073709551615,growth-increment=1G|0:0:0|1"
+)
+
+scenario() {
+	if ! qemu_has_nvme_hints; then
+		h_skip "nvme" "$GH_QEMU has no growth hint properties on nvme-ns"
+		return
+	fi
+	local c name props expect lines
+	vm boot --test nvme \
+		--append "gh.disks=n0:$((10 * G)):512:$G:$((64 * T)):$G,n1:$((12 * G)):4096:$((3 * G)):$((48 * T)):$((3 << 20)),n2:$((10 * G)):512:0:0:0 gh.new=$((2 * G)):$((32 * T)):$((2 * G)) gh.grow=$((20 * G)):$((2 * G)):$((64 * T)):$((2 * G))" \
+		--disk "nvme:size=10G:serial=n0:props=$(hint_props 1G 64T 1G)" \
+		--disk "nvme-ns:size=12G:serial=n1:props=$(hint_props 3G 48T 3M),logical_block_size=4096,physical_block_size=4096" \
+		--disk "nvme:size=10G:serial=n2"
+	vm_results ""
+
+	# The multipath disk shows the hints only while both paths agree: each step reaches the
+	# two controllers as two events, two rescans.
+	local mp="$GH_WORK/multipath/mp0.img"
+	mkdir -p "$GH_WORK/multipath"
+	truncate -s 10G "$mp"
+	NVME_IDS=mp0 vm multipath --test nvme \
+		--append "gh.disks=m0:$((10 * G)):512:$G:$((64 * T)):$G gh.paths=2 gh.new=$((2 * G)):$((32 * T)):$((2 * G)) gh.grow=$((20 * G)):$((2 * G)):$((64 * T)):$((2 * G))" \
+		--qemu-arg -drive --qemu-arg "file=$mp,format=raw,if=none,id=drv-mp0" \
+		--qemu-arg -device --qemu-arg nvme-subsys,id=subsys0,nqn=gh-multipath \
+		--qemu-arg -device --qemu-arg nvme,id=c0,serial=m0,subsys=subsys0 \
+		--qemu-arg -device --qemu-arg nvme,id=c1,serial=m0,subsys=subsys0 \
+		--qemu-arg -device --qemu-arg "nvme-ns,bus=c0,drive=drv-mp0,nsid=1,id=mp0,$(hint_props 1G 64T 1G)"
+	vm_results "multipath"
+
+	for c in "${hostile[@]}"; do
+		IFS='|' read -r name props expect lines <<< "$c"
+		vm "hostile-$name" --test hostile \
+			--append "gh.dev=h0 gh.expect=$expect gh.lines=$lines" \
+			--disk "nvme:size=10G:serial=h0:props=x-unchecked-growth-hints=on,$props"
+		vm_results "hostile $name"
+	done
+}
+
+h_main "$@"
