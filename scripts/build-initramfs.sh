@@ -16,9 +16,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# Host programs the guest tests use (from xfsprogs, e2fsprogs and sg3-utils).
+# Host programs the guest tests use (from xfsprogs, e2fsprogs, sg3-utils and nvme-cli).
 tools=(mkfs.xfs xfs_info xfs_growfs xfs_io xfs_db xfs_spaceman xfs_repair
-	mke2fs mkfs.ext4 resize2fs dumpe2fs e2fsck sg_vpd sg_inq sg_turs sg_readcap)
+	mke2fs mkfs.ext4 resize2fs dumpe2fs e2fsck sg_vpd sg_inq sg_turs sg_readcap nvme)
 
 busybox=/bin/busybox
 if [ ! -x "$busybox" ] || ldd "$busybox" >/dev/null 2>&1; then
@@ -50,7 +50,7 @@ copy_with_libs() {
 
 for t in "${tools[@]}"; do
 	p=$(PATH="/usr/sbin:/sbin:$PATH" command -v "$t") ||
-		die "$t is not installed on the host: run 'make deps' (xfsprogs, e2fsprogs, sg3-utils)"
+		die "$t is not installed on the host: run 'make deps' (xfsprogs, e2fsprogs, sg3-utils, nvme-cli)"
 	copy_with_libs "$p"
 done
 

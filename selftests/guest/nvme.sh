@@ -8,6 +8,21 @@
 # gh.new=MIN:MAX:INC  gh.grow=SIZE:MIN:MAX:INC  gh.paths=N (optional)
 # shellcheck source=SCRIPTDIR/lib/gh.sh
 . /lib/gh/gh.sh
+# idns_check SERIAL DISK LBS MIN MAX INC: Debian's nvme-cli dumps the NVM Command Set Identify
+# Namespace data; NSZRA (byte 296) and the three little-endian counts of logical blocks at
+# 304, 312 and 320 (Documentation/nvme/, section 3.8) are the values given to QEMU.
+idns_check() {
+	if ! nvme nvm-id-ns "/dev/$2" -o binary > /tmp/idns.bin 2>/tmp/idns.err; then
+		t_fail "$1 nvme nvm-id-ns: $(cat /tmp/idns.err)"
+		return
+	fi
+	_u8() { od -A n -t u8 -j "$1" -N 8 /tmp/idns.bin | tr -d ' '; }
+	_v=1
+	[ "$6" != 0 ] || _v=0
+	t_eq "$1 nvm-id-ns NSZRA" "$(od -A n -t u1 -j 296 -N 1 /tmp/idns.bin | tr -d ' ')" "$_v"
+	t_eq "$1 nvm-id-ns MINNSZE MAXNSZE NSZEINC" "$(_u8 304) $(_u8 312) $(_u8 320)" \
+		"$(($4 / $3)) $(($5 / $3)) $(($6 / $3))"
+}
 changed=""
 n=0
 for spec in $(gh_param disks | tr ',' ' '); do
@@ -22,6 +37,7 @@ for spec in $(gh_param disks | tr ',' ' '); do
 	t_eq "$serial capacity" "$(gh_size_bytes "$d")" "$size"
 	t_eq "$serial logical_block_size" "$(gh_lbs "$d")" "$lbs"
 	gh_check_hints "$serial" "$d" "$min $max $inc"
+	[ -z "$(gh_param idns)" ] || idns_check "$serial" "$d" "$lbs" "$min" "$max" "$inc"
 	n=$((n + 1))
 	[ $n -gt 2 ] || changed="$changed $serial:$d"
 done

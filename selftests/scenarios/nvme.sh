@@ -47,7 +47,7 @@ scenario() {
 	fi
 	local c name props expect lines
 	vm boot --test nvme \
-		--append "gh.disks=n0:$((10 * G)):512:$G:$((64 * T)):$G,n1:$((12 * G)):4096:$((3 * G)):$((48 * T)):$((3 << 20)),n2:$((10 * G)):512:0:0:0 gh.new=$((2 * G)):$((32 * T)):$((2 * G)) gh.grow=$((20 * G)):$((2 * G)):$((64 * T)):$((2 * G))" \
+		--append "gh.disks=n0:$((10 * G)):512:$G:$((64 * T)):$G,n1:$((12 * G)):4096:$((3 * G)):$((48 * T)):$((3 << 20)),n2:$((10 * G)):512:0:0:0 gh.new=$((2 * G)):$((32 * T)):$((2 * G)) gh.grow=$((20 * G)):$((2 * G)):$((64 * T)):$((2 * G)) gh.idns=1" \
 		--disk "nvme:size=10G:serial=n0:props=$(hint_props 1G 64T 1G)" \
 		--disk "nvme-ns:size=12G:serial=n1:props=$(hint_props 3G 48T 3M),logical_block_size=4096,physical_block_size=4096" \
 		--disk "nvme:size=10G:serial=n2"
