@@ -200,9 +200,11 @@ gh_kernel_clean() {
 
 # gh_io_start DISK...: write a 4 MiB random pattern at the start of each disk, then, in the
 # background until gh_io_stop, read it back (past the page cache) and compare, and rewrite a
-# scratch area after it.  A disk that goes away is left alone from then on.
+# scratch area after it.  A disk that goes away is left alone from then on.  A read of the
+# pattern that returns other data is a mismatch (/tmp/io.bad: corruption); one that returns
+# less than 4 MiB (the disk was smaller for a moment) is counted apart (/tmp/io.short).
 gh_io_start() {
-	rm -f /tmp/io.stop /tmp/io.bad /tmp/io.rounds
+	rm -f /tmp/io.stop /tmp/io.bad /tmp/io.short /tmp/io.rounds
 	for _d in "$@"; do
 		dd if=/dev/urandom of="/tmp/io.$_d" bs=1M count=4 2>/dev/null
 		dd if="/tmp/io.$_d" of="/dev/$_d" bs=1M conv=fsync 2>/dev/null
@@ -213,8 +215,12 @@ gh_io_start() {
 			for _d in "$@"; do
 				[ -b "/dev/$_d" ] || continue
 				blockdev --flushbufs "/dev/$_d" 2>/dev/null
-				_s=$(dd if="/dev/$_d" bs=1M count=4 2>/dev/null | sha256sum | cut -d' ' -f1)
-				if [ -b "/dev/$_d" ] && [ "$_s" != "$(cat "/tmp/io.$_d.sum")" ]; then
+				dd if="/dev/$_d" of=/tmp/io.read bs=1M count=4 2>/dev/null
+				if [ ! -b "/dev/$_d" ]; then
+					:
+				elif [ "$(wc -c < /tmp/io.read)" != 4194304 ]; then
+					echo "$_d" >> /tmp/io.short
+				elif [ "$(sha256sum < /tmp/io.read | cut -d' ' -f1)" != "$(cat "/tmp/io.$_d.sum")" ]; then
 					echo "$_d" >> /tmp/io.bad
 				fi
 				dd if=/dev/urandom of="/dev/$_d" bs=64k count=16 seek=128 conv=fsync 2>/dev/null
