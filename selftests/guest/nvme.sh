@@ -26,17 +26,7 @@ idns_check() {
 changed=""
 n=0
 for spec in $(gh_param disks | tr ',' ' '); do
-	IFS=: read -r serial size lbs min max inc <<-EOF
-	$spec
-	EOF
-	if ! d=$(gh_disk "$serial"); then
-		t_fail "$serial present"
-		continue
-	fi
-	diag "$serial is $d: $(gh_hints "$d")"
-	t_eq "$serial capacity" "$(gh_size_bytes "$d")" "$size"
-	t_eq "$serial logical_block_size" "$(gh_lbs "$d")" "$lbs"
-	gh_check_hints "$serial" "$d" "$min $max $inc"
+	gh_disk_spec "$spec" || continue
 	[ -z "$(gh_param idns)" ] || idns_check "$serial" "$d" "$lbs" "$min" "$max" "$inc"
 	n=$((n + 1))
 	[ $n -gt 2 ] || changed="$changed $serial:$d"
@@ -84,12 +74,7 @@ step() {
 		gh_poll 300 hints_are "$d" "$3" || diag "$serial: hints still '$(gh_hints "$d")' after 30 s"
 		gh_check_hints "$serial $1" "$d" "$3"
 		paths "$serial $1" "$d" "$3"
-		if gh_poll 50 gh_uevent_seen "ACTION=change" "DEVNAME=$d " "GROWTH_HINTS=1"; then
-			t_ok "$serial $1 uevent GROWTH_HINTS=1"
-		else
-			diag "uevents: $(cat /run/uevents.log)"
-			t_fail "$serial $1 uevent GROWTH_HINTS=1"
-		fi
+		gh_check_growth_uevent "$serial $1" "$d"
 	done
 }
 

@@ -38,12 +38,7 @@ step() {
 		fi
 		gh_poll 300 hints_are "$d" "$2" || diag "$serial: hints still '$(gh_hints "$d")' after 30 s"
 		gh_check_hints "$serial $1" "$d" "$2"
-		if gh_poll 50 gh_uevent_seen "ACTION=change" "DEVNAME=$d " "GROWTH_HINTS=1"; then
-			t_ok "$serial $1 uevent GROWTH_HINTS=1"
-		else
-			diag "uevents: $(cat /run/uevents.log)"
-			t_fail "$serial $1 uevent GROWTH_HINTS=1"
-		fi
+		gh_check_growth_uevent "$serial $1" "$d"
 	done
 }
 

@@ -268,3 +268,28 @@ gh_storm_settle() {
 	gh_poll 300 _settled || true
 	diag "I/O rounds and mismatches: $(gh_io_stop)"
 }
+# gh_disk_spec SERIAL:SIZE:LBS:MIN:MAX:INC: find the disk and check its capacity, logical block
+# size and hints (bytes).  Sets serial size lbs min max inc and d (the disk's name); returns 1
+# (after a failed test line) when there is no such disk.
+gh_disk_spec() {
+	IFS=: read -r serial size lbs min max inc <<-EOF
+	$1
+	EOF
+	if ! d=$(gh_disk "$serial"); then
+		t_fail "$serial present"
+		return 1
+	fi
+	diag "$serial is $d: $(gh_hints "$d")"
+	t_eq "$serial capacity" "$(gh_size_bytes "$d")" "$size"
+	t_eq "$serial logical_block_size" "$(gh_lbs "$d")" "$lbs"
+	gh_check_hints "$serial" "$d" "$min $max $inc"
+}
+# gh_check_growth_uevent NAME DISK: a change uevent with GROWTH_HINTS=1 arrived for DISK.
+gh_check_growth_uevent() {
+	if gh_poll 50 gh_uevent_seen "ACTION=change" "DEVNAME=$2 " "GROWTH_HINTS=1"; then
+		t_ok "$1 uevent GROWTH_HINTS=1"
+	else
+		diag "uevents: $(cat /run/uevents.log)"
+		t_fail "$1 uevent GROWTH_HINTS=1"
+	fi
+}
