@@ -23,8 +23,7 @@ if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}
 	echo "${opts[*]}" > "$stamp"
 fi
 info "building QEMU in $obj"
-ninja -C "$obj" qemu-system-x86_64 qemu-img >"$obj/build.log" 2>&1 ||
-	{ grep -E 'error|FAILED' "$obj/build.log" | first_lines 30 >&2; die "QEMU build failed; see $obj/build.log"; }
+qemu_ninja "$obj" build.log qemu-system-x86_64 qemu-img
 if [ -n "${GH_QEMU_OBJ:-}" ]; then
 	info "QEMU ready: $obj/qemu-system-x86_64"
 	exit 0

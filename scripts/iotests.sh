@@ -17,10 +17,8 @@ tests=(051 068 127 139 153 157 172 182 186 227 238 240 255 256 262 267 280 307
 [ -e "$obj/tests/qemu-iotests/check" ] || die "no iotests in $obj/tests/qemu-iotests"
 build_lock
 info "building QEMU and its tools for the iotests in $obj"
-ninja -C "$obj" qemu-system-x86_64 qemu-img qemu-io qemu-nbd storage-daemon/qemu-storage-daemon \
-	>"$obj/iotests-build.log" 2>&1 ||
-	{ grep -E 'error|FAILED' "$obj/iotests-build.log" | first_lines 30 >&2
-	  die "build failed; see $obj/iotests-build.log"; }
+qemu_ninja "$obj" iotests-build.log qemu-system-x86_64 qemu-img qemu-io qemu-nbd \
+	storage-daemon/qemu-storage-daemon
 exec 9>&-
 
 tmp=$(mktemp -d)

@@ -128,3 +128,12 @@ qemu_wrapper() {
 		>"$1/qemu-system-x86_64"
 	chmod +x "$1/qemu-system-x86_64"
 }
+
+# qemu_ninja OBJ LOG TARGET...: build TARGETs in the QEMU build OBJ into OBJ/LOG; on failure
+# show the errors and die.  The caller holds the build lock if it needs one.
+qemu_ninja() {
+	local obj=$1 log=$1/$2
+	shift 2
+	ninja -C "$obj" "$@" >"$log" 2>&1 ||
+		{ grep -E 'error|FAILED' "$log" | first_lines 30 >&2; die "QEMU build failed; see $log"; }
+}

@@ -30,9 +30,7 @@ for g in "${groups[@]}"; do
 done
 build_lock
 info "building qtests in $obj"
-ninja -C "$obj" "${targets[@]}" >"$obj/qtest-build.log" 2>&1 ||
-	{ grep -E 'error|FAILED' "$obj/qtest-build.log" | first_lines 30 >&2
-	  die "qtest build failed; see $obj/qtest-build.log"; }
+qemu_ninja "$obj" qtest-build.log "${targets[@]}"
 exec 9>&-
 
 tmp=$(mktemp -d)
