@@ -86,19 +86,49 @@ img 10G
 mke2fs_ "$series_e2/mke2fs" "" growth_target=10G
 eq "ext4 10G target 10G: no resize_inode" \
 	"$(e2field "Filesystem features" | tr ' ' '\n' | grep -c '^resize_inode$' || true)" 0
+# 10 GiB for 10 TiB: one AG of the size mkfs.xfs gives a filesystem made at 10 TiB (1 TiB),
+# larger than the file; xfs_repair takes its geometry from the primary superblock.
+img 10T
+"$stock_xfs/mkfs.xfs" -q -f "$work/img"
+ref_agblocks=$(xfsfield agblocks)
 img 10G
 "$series_xfs/mkfs.xfs" -q -f -d growth_target=10t "$work/img"
-eq "xfs 10G target 10T: agsize 8960 MiB" "$(xfsfield agblocks)" $((8960 * 256))
-eq "xfs 10G target 10T: agcount 2" "$(xfsfield agcount)" 2
+eq "xfs 10G target 10T: one AG" "$(xfsfield agcount)" 1
+eq "xfs 10G target 10T: agsize of mkfs.xfs at 10T ($ref_agblocks blocks)" "$(xfsfield agblocks)" "$ref_agblocks"
+eq "xfs 10G target 10T: data blocks of the file" "$(xfsfield dblocks)" $((10 << 18))
 eq "xfs 10G target 10T: log 320 MiB" "$(xfsfield logblocks)" $((320 * 256))
+if out=$("$series_xfs/xfs_repair" -n "$work/img" 2>&1) &&
+	[[ $out == *"Single AG - geometry taken from the primary superblock (CRC ok)"* ]]; then
+	ok "xfs 10G target 10T: xfs_repair -n clean, geometry from the primary"
+else
+	echo "$out" | first_lines 8 | sed 's/^/# /' || true
+	nok "xfs 10G target 10T: xfs_repair -n clean, geometry from the primary"
+fi
+# The opt-out and a filesystem without CRCs: two AGs within the file (7/8 of it).
+"$series_xfs/mkfs.xfs" -q -f -d growth_target=10t,growth_single_ag=0 "$work/img"
+eq "xfs 10G target 10T growth_single_ag=0: agsize 8960 MiB" "$(xfsfield agblocks)" $((8960 * 256))
+eq "xfs 10G target 10T growth_single_ag=0: agcount 2" "$(xfsfield agcount)" 2
+printf '[data]\ngrowth_single_ag=0\n' > "$work/single.cfg"
+"$series_xfs/mkfs.xfs" -q -f -d growth_target=10t -c options="$work/single.cfg" "$work/img" >/dev/null
+eq "xfs 10G target 10T, -c growth_single_ag=0: agcount 2" "$(xfsfield agcount)" 2
+"$series_xfs/mkfs.xfs" -q -f -m crc=0 -d growth_target=10t "$work/img" >/dev/null 2>&1
+eq "xfs 10G target 10T crc=0: agcount 2 (no CRC to trust a single superblock)" "$(xfsfield agcount)" 2
+# A user's agsize larger than the device is still refused.
+if "$series_xfs/mkfs.xfs" -q -f -d agsize=16g "$work/img" >/dev/null 2>&1; then
+	nok "xfs 10G -d agsize=16g: still refused"
+else
+	ok "xfs 10G -d agsize=16g: still refused"
+fi
 img 300M
 "$series_xfs/mkfs.xfs" -q -f -d growth_target=10g "$work/img"
-eq "xfs 300M target 10G: agsize 262 MiB" "$(xfsfield agblocks)" $((262 * 256))
-eq "xfs 300M target 10G: log in AG 0" "$(( $(xfsfield logstart) < 262 * 256 ))" 1
+eq "xfs 300M target 10G: one AG of 2560 MiB" "$(xfsfield agcount) $(xfsfield agblocks)" "1 $((2560 * 256))"
+"$series_xfs/mkfs.xfs" -q -f -d growth_target=10g,growth_single_ag=0 "$work/img"
+eq "xfs 300M target 10G growth_single_ag=0: agsize 262 MiB" "$(xfsfield agblocks)" $((262 * 256))
+eq "xfs 300M target 10G growth_single_ag=0: log in AG 0" "$(( $(xfsfield logstart) < 262 * 256 ))" 1
 if "$series_xfs/xfs_repair" -n "$work/img" >/dev/null 2>&1; then
-	ok "xfs 300M target 10G: xfs_repair -n clean"
+	ok "xfs 300M target 10G growth_single_ag=0: xfs_repair -n clean"
 else
-	nok "xfs 300M target 10G: xfs_repair -n clean"
+	nok "xfs 300M target 10G growth_single_ag=0: xfs_repair -n clean"
 fi
 echo "1..$n"
 [ "$failed" = 0 ]
