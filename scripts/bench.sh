@@ -2,9 +2,18 @@
 # make bench: the regret matrix of growth-mkfs (tools/BENCH.md explains it).
 # A disk starts at BENCH_START and may grow to BENCH_CEILING (the hints a cloud disk gives:
 # --min START --max CEILING --increment 1G); it ends at each final size F of BENCH_FINALS,
-# reached the way clouds grow disks (fill to ~99%, grow, repeat).  For ext4 and XFS, three
+# reached the way clouds grow disks (fill to ~99%, grow, repeat).  For ext4 and XFS, the
 # variants per F: mkfs defaults at the start size ("defaults"), growth-mkfs at the start size
-# ("policy"), and mkfs at F directly ("made at F", the reference).  Every run is a fresh
+# ("policy"), the mke2fs and mkfs.xfs of the e2fsprogs and xfsprogs series at the start size
+# ("native"; loop devices have no hints, so the ceiling is given as the growth target: mkfs.xfs
+# with the log of its dry run without it, which is what it makes on a hinted disk, one AG
+# larger than the device here; mke2fs as an image builder's target makes it, with the journal
+# and inodes of the target), the same mkfs.xfs with -d growth_single_ag=0 ("native-two": two
+# AGs within the device); and two references: mkfs at F ("made at F", for defaults and
+# policy) and the series' mkfs at F ("series made at F", for the native variants: the newer
+# tools have other defaults, rmapbt for one; at F = start it is the series' defaults).  XFS is
+# checked by the series' xfs_repair in every variant (the system's refuses a single AG without
+# -o force_geometry).  Every run is a fresh
 # filesystem with the same file population (a fixed tree of small files with data, added as
 # the disk grows, plus fallocated fill).  Measured: fsck, mount, a metadata workload with as
 # many threads as cores, a streaming write, free space and free inodes; each as a ratio to
@@ -18,7 +27,8 @@
 # (10G), BENCH_CEILING (64T), BENCH_FINALS ("10G 100G 1T 10T"), BENCH_RUNS (3), BENCH_STEPS
 # (8 growth steps at most), BENCH_FILES (200000), BENCH_DIRS (2000), BENCH_SEED, BENCH_META
 # (files of the metadata workload, 20000, run 3 times), BENCH_STREAM (512M), BENCH_FS
-# ("xfs ext4").
+# ("xfs ext4"), BENCH_VARIANTS ("defaults policy native native-two"; the reference is always
+# made).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -39,6 +49,7 @@ seed=${BENCH_SEED:-20261203}
 meta_files=${BENCH_META:-$d_meta}
 stream=${BENCH_STREAM:-512M}
 fslist=${BENCH_FS:-xfs ext4}
+variants=${BENCH_VARIANTS:-defaults policy native native-two}
 threads=$(nproc)
 bench="$top/build/bench"
 tool="$top/tools/growth-mkfs"
@@ -47,6 +58,15 @@ py=/usr/bin/python3
 
 [ "$(id -u)" -eq 0 ] || die "needs root for loop devices and mounts: run it as root (sudo make bench)"
 [ -x "$tool" ] || die "$tool is missing: run 'make -C tools' first"
+# The series' tools (make xfsprogs e2fsprogs): the native variants, and XFS's fsck for all.
+nat_xfs="$out/xfsprogs/sbin" nat_e2="$out/e2fsprogs"
+for p in "$nat_xfs/mkfs.xfs" "$nat_xfs/xfs_repair" "$nat_e2/sbin/mke2fs"; do
+	[ -x "$p" ] || die "$p is missing: run 'make xfsprogs e2fsprogs' first"
+done
+for v in $variants; do
+	case $v in defaults | policy | native | native-two) ;; *) die "unknown variant '$v' in BENCH_VARIANTS (defaults policy native native-two)" ;; esac
+done
+case " $variants " in *" defaults "*) ;; *) die "BENCH_VARIANTS must include defaults: the other variants replay its fill" ;; esac
 make -s -C "$top/tools" bench-helper || die "cannot build $helper"
 for p in mkfs.xfs xfs_repair xfs_growfs xfs_db mkfs.ext4 e2fsck resize2fs dumpe2fs losetup fallocate; do
 	command -v "$p" >/dev/null 2>&1 || die "$p is missing: run 'make deps' (xfsprogs, e2fsprogs, util-linux)"
@@ -164,10 +184,18 @@ fill_99() {
 	[ "$want" = 0 ] || fallocate -l "$want" "$mnt/fill.$fill_n" || die "fallocate of $want bytes failed"
 	fills+=("$want")
 }
+# A variant with less free space than the defaults had (a larger log or journal, as the
+# native tools make for a growth target) fills to ~99% of its own instead.
 fill_replay() {	# bytes
+	local want=$1 total avail
 	fill_n=$((fill_n + 1))
-	[ "$1" = 0 ] || fallocate -l "$1" "$mnt/fill.$fill_n" ||
-		die "fallocate of $1 bytes failed (replaying the defaults' fill on $fs $variant)"
+	read -r total avail < <(df -B1 --output=size,avail "$mnt" | tail -n 1)
+	if [ "$want" -gt $((avail - total / 100)) ]; then
+		want=$((avail - total / 100))
+		[ "$want" -gt 0 ] || want=0
+	fi
+	[ "$want" = 0 ] || fallocate -l "$want" "$mnt/fill.$fill_n" ||
+		die "fallocate of $want bytes failed (replaying the defaults' fill on $fs $variant)"
 }
 
 populate() {	# part nparts
@@ -194,17 +222,37 @@ run_cell() {	# fs final variant run
 	t_cell=$(now)
 	final_b=$(bytes "$final")
 	size=$start_b
-	[ "$variant" = ref ] && size=$final_b
+	[ "$variant" = ref ] || [ "$variant" = ref-series ] && size=$final_b
 	new_device "$size"
-	if [ "$variant" = policy ]; then
+	local mkxfs=mkfs.xfs mke2fs=(mkfs.ext4)
+	case $variant in
+	policy)
 		"$tool" --min "$start_b" --max "$ceiling_b" --increment "$inc_b" mkfs-args -t "$fs" "$dev" \
 			> "$bench/policy-args.$fs" || die "growth-mkfs mkfs-args failed on $dev"
 		read -r -a opts < "$bench/policy-args.$fs"
-	fi
+		;;
+	native | native-two | ref-series)
+		mkxfs="$nat_xfs/mkfs.xfs"
+		mke2fs=(env MKE2FS_CONFIG="$nat_e2/etc/mke2fs.conf" "$nat_e2/sbin/mke2fs" -t ext4)
+		if [ "$variant" = ref-series ]; then
+			:
+		elif [ "$fs" = xfs ]; then
+			# As on a disk whose hints say it may grow to the ceiling: the AG layout of the
+			# target, the log of the size as made (a target would also size the log).
+			local logb
+			logb=$("$mkxfs" -N -f -d growth_hints=0 "$dev" | sed -n 's/^log .*bsize=\([0-9]*\) *blocks=\([0-9]*\).*/\1 * \2/p')
+			[ -n "$logb" ] || die "no log size in the dry run of $mkxfs on $dev"
+			opts=(-d "growth_target=$ceiling_b" -l "size=$((logb))")
+			[ "$variant" = native ] || opts[1]="growth_target=$ceiling_b,growth_single_ag=0"
+		else
+			opts=(-E "growth_target=$ceiling_b")
+		fi
+		;;
+	esac
 	if [ "$fs" = xfs ]; then
-		mkfs.xfs -q -f "${opts[@]}" "$dev" >/dev/null || die "mkfs.xfs ${opts[*]} failed"
+		"$mkxfs" -q -f "${opts[@]}" "$dev" >/dev/null || die "$mkxfs ${opts[*]} failed"
 	else
-		mkfs.ext4 -q -F "${opts[@]}" "$dev" >/dev/null || die "mkfs.ext4 ${opts[*]} failed"
+		"${mke2fs[@]}" -q -F "${opts[@]}" "$dev" >/dev/null || die "${mke2fs[*]} ${opts[*]} failed"
 	fi
 	mount_fs "$fs"
 	mapfile -t sizes < <(grow_sizes "$final_b")
@@ -224,7 +272,7 @@ run_cell() {	# fs final variant run
 		[ "$variant" = defaults ] && fills=()
 		for k in "${!sizes[@]}"; do
 			if [ "$variant" = defaults ]; then fill_99; else fill_replay "${fills[$k]}"; fi
-			[ "$variant" = ref ] || grow_fs "$fs" "${sizes[$k]}"
+			[ "$variant" = ref ] || [ "$variant" = ref-series ] || grow_fs "$fs" "${sizes[$k]}"
 			populate $((k + 2)) "$nparts"
 		done
 	fi
@@ -243,7 +291,7 @@ run_cell() {	# fs final variant run
 		echo 3 > /proc/sys/vm/drop_caches
 		t0=$(now)
 		if [ "$fs" = xfs ]; then
-			xfs_repair -n "$dev" >"$bench/fsck.log" 2>&1 || die "xfs_repair -n ($fs F=$final $variant) found problems; see $bench/fsck.log"
+			"$nat_xfs/xfs_repair" -n "$dev" >"$bench/fsck.log" 2>&1 || die "xfs_repair -n ($fs F=$final $variant) found problems; see $bench/fsck.log"
 		else
 			e2fsck -fn "$dev" >"$bench/fsck.log" 2>&1 || die "e2fsck -fn ($fs F=$final $variant) found problems; see $bench/fsck.log"
 		fi
@@ -285,9 +333,13 @@ for run in $(seq 1 "$runs"); do
 	for final in "${final_list[@]}"; do
 		for fs in $fslist; do
 			# At F = start the defaults are the filesystem made at F: measured once.
-			run_cell "$fs" "$final" defaults "$run"
-			run_cell "$fs" "$final" policy "$run"
+			for v in $variants; do
+				# ext4 has one native variant
+				[ "$fs/$v" != ext4/native-two ] || continue
+				run_cell "$fs" "$final" "$v" "$run"
+			done
 			[ "$(bytes "$final")" = "$start_b" ] || run_cell "$fs" "$final" ref "$run"
+			case " $variants " in *" native"*) run_cell "$fs" "$final" ref-series "$run" ;; esac
 		done
 	done
 done
@@ -306,5 +358,5 @@ done
 	"runs=$runs" "steps=$steps" "files=$nfiles" "dirs=$ndirs" "seed=$seed" "meta=$meta_files" \
 	"threads=$threads" "stream=$stream" "quick=$quick" "seconds=$secs" "grow=$grow_how" \
 	"load=$load0 -> $load1" "policy=$policy_args" "cores=$(nproc)" \
-	"versions=$(mkfs.xfs -V | sed 's/mkfs.xfs version //'), $(mke2fs -V 2>&1 | sed -n '1s/ (.*//p'), kernel $(uname -r)"
+	"versions=$(mkfs.xfs -V | sed 's/mkfs.xfs version //'), $(mke2fs -V 2>&1 | sed -n '1s/ (.*//p'), the series' $("$nat_xfs/mkfs.xfs" -V | sed 's/ version / /') (its xfs_repair checks every XFS variant) and $("$nat_e2/sbin/mke2fs" -V 2>&1 | sed -n '1s/ (.*//p'), kernel $(uname -r)"
 info "wrote $bench/results.md and $bench/regret.png"
