@@ -93,7 +93,7 @@ check: deps
 check-sanitize: deps
 	@$(S)/check.sh --sanitize
 
-bench: deps tools kernel qemu initramfs e2fsprogs xfsprogs
+bench: deps tools kernel qemu initramfs xfsprogs
 	@$(S)/bench.sh
 	@$(S)/bench-io.sh
 

@@ -2,24 +2,23 @@
 # make bench: the regret matrix of growth-mkfs (tools/BENCH.md explains it).
 # A disk starts at BENCH_START and may grow to BENCH_CEILING (the hints a cloud disk gives:
 # --min START --max CEILING --increment 1G); it ends at each final size F of BENCH_FINALS,
-# reached the way clouds grow disks (fill to ~99%, grow, repeat).  For ext4 and XFS, the
-# variants per F: mkfs defaults at the start size ("defaults"), growth-mkfs at the start size
-# ("policy"), the mke2fs and mkfs.xfs of the e2fsprogs and xfsprogs series at the start size
-# ("native"; loop devices have no hints, so the ceiling is given as the growth target: mkfs.xfs
-# with the log of its dry run without it, which is what it makes on a hinted disk, one AG
-# larger than the device here; mke2fs as an image builder's target makes it, with the journal
-# and inodes of the target), the same mkfs.xfs with -d growth_single_ag=0 ("native-two": two
-# AGs within the device); and two references: mkfs at F ("made at F", for defaults and
-# policy) and the series' mkfs at F ("series made at F", for the native variants: the newer
-# tools have other defaults, rmapbt for one; at F = start it is the series' defaults).  XFS is
-# checked by the series' xfs_repair in every variant (the system's refuses a single AG without
+# reached the way clouds grow disks (fill to ~99%, grow, repeat).  The variants per F: mkfs
+# defaults at the start size ("defaults") and growth-mkfs at the start size ("policy"), for
+# ext4 and XFS; for XFS also the mkfs.xfs of the xfsprogs series at the start size ("native":
+# loop devices have no hints, so the ceiling is given as its growth target, with the log of
+# its dry run without one, which is what it makes on a disk with those hints: one AG larger
+# than the device here) and the same with -d growth_single_ag=0 ("native-two": two AGs within
+# the device).  The references: mkfs at F ("made at F", for defaults and policy) and, for the
+# native variants, the series' mkfs.xfs at F ("series made at F": the newer mkfs.xfs has other
+# defaults, rmapbt for one; at F = start it is the series' defaults).  XFS is checked by the
+# series' xfs_repair in every variant (the system's refuses a single AG without
 # -o force_geometry).  Every run is a fresh
 # filesystem with the same file population (a fixed tree of small files with data, added as
 # the disk grows, plus fallocated fill).  Measured: fsck, mount, a metadata workload with as
 # many threads as cores, a streaming write, free space and free inodes; each as a ratio to
 # the reference of the same run.
 # Root only (loop devices on sparse files under build/bench).  Not part of make check; make
-# bench runs it (then scripts/bench-io.sh); alone: make tools && scripts/bench.sh.
+# bench runs it (then scripts/bench-io.sh); alone: make tools xfsprogs && scripts/bench.sh.
 # Output: build/bench/results.md, build/bench/regret.png, build/bench/raw.tsv.
 # It holds the build lock while it runs, so nobody builds meanwhile; a caller that already
 # holds it says so: GH_BUILD_LOCK_HELD=1 flock ~/.cache/growth-hints/build.lock make bench
@@ -58,10 +57,10 @@ py=/usr/bin/python3
 
 [ "$(id -u)" -eq 0 ] || die "needs root for loop devices and mounts: run it as root (sudo make bench)"
 [ -x "$tool" ] || die "$tool is missing: run 'make -C tools' first"
-# The series' tools (make xfsprogs e2fsprogs): the native variants, and XFS's fsck for all.
-nat_xfs="$out/xfsprogs/sbin" nat_e2="$out/e2fsprogs"
-for p in "$nat_xfs/mkfs.xfs" "$nat_xfs/xfs_repair" "$nat_e2/sbin/mke2fs"; do
-	[ -x "$p" ] || die "$p is missing: run 'make xfsprogs e2fsprogs' first"
+# The xfsprogs series (make xfsprogs): the native variants, and XFS's fsck for all.
+nat_xfs="$out/xfsprogs/sbin"
+for p in "$nat_xfs/mkfs.xfs" "$nat_xfs/xfs_repair"; do
+	[ -x "$p" ] || die "$p is missing: run 'make xfsprogs' first"
 done
 for v in $variants; do
 	case $v in defaults | policy | native | native-two) ;; *) die "unknown variant '$v' in BENCH_VARIANTS (defaults policy native native-two)" ;; esac
@@ -224,35 +223,31 @@ run_cell() {	# fs final variant run
 	size=$start_b
 	[ "$variant" = ref ] || [ "$variant" = ref-series ] && size=$final_b
 	new_device "$size"
-	local mkxfs=mkfs.xfs mke2fs=(mkfs.ext4)
+	local mkxfs=mkfs.xfs
 	case $variant in
 	policy)
 		"$tool" --min "$start_b" --max "$ceiling_b" --increment "$inc_b" mkfs-args -t "$fs" "$dev" \
 			> "$bench/policy-args.$fs" || die "growth-mkfs mkfs-args failed on $dev"
 		read -r -a opts < "$bench/policy-args.$fs"
 		;;
-	native | native-two | ref-series)
+	ref-series)
 		mkxfs="$nat_xfs/mkfs.xfs"
-		mke2fs=(env MKE2FS_CONFIG="$nat_e2/etc/mke2fs.conf" "$nat_e2/sbin/mke2fs" -t ext4)
-		if [ "$variant" = ref-series ]; then
-			:
-		elif [ "$fs" = xfs ]; then
-			# As on a disk whose hints say it may grow to the ceiling: the AG layout of the
-			# target, the log of the size as made (a target would also size the log).
-			local logb
-			logb=$("$mkxfs" -N -f -d growth_hints=0 "$dev" | sed -n 's/^log .*bsize=\([0-9]*\) *blocks=\([0-9]*\).*/\1 * \2/p')
-			[ -n "$logb" ] || die "no log size in the dry run of $mkxfs on $dev"
-			opts=(-d "growth_target=$ceiling_b" -l "size=$((logb))")
-			[ "$variant" = native ] || opts[1]="growth_target=$ceiling_b,growth_single_ag=0"
-		else
-			opts=(-E "growth_target=$ceiling_b")
-		fi
+		;;
+	native | native-two)
+		# As on a disk whose hints say it may grow to the ceiling: the AG layout of the
+		# target, the log of the size as made (a target would also size the log).
+		mkxfs="$nat_xfs/mkfs.xfs"
+		local logb
+		logb=$("$mkxfs" -N -f -d growth_hints=0 "$dev" | sed -n 's/^log .*bsize=\([0-9]*\) *blocks=\([0-9]*\).*/\1 * \2/p')
+		[ -n "$logb" ] || die "no log size in the dry run of $mkxfs on $dev"
+		opts=(-d "growth_target=$ceiling_b" -l "size=$((logb))")
+		[ "$variant" = native ] || opts[1]="growth_target=$ceiling_b,growth_single_ag=0"
 		;;
 	esac
 	if [ "$fs" = xfs ]; then
 		"$mkxfs" -q -f "${opts[@]}" "$dev" >/dev/null || die "$mkxfs ${opts[*]} failed"
 	else
-		"${mke2fs[@]}" -q -F "${opts[@]}" "$dev" >/dev/null || die "${mke2fs[*]} ${opts[*]} failed"
+		mkfs.ext4 -q -F "${opts[@]}" "$dev" >/dev/null || die "mkfs.ext4 ${opts[*]} failed"
 	fi
 	mount_fs "$fs"
 	mapfile -t sizes < <(grow_sizes "$final_b")
@@ -334,12 +329,15 @@ for run in $(seq 1 "$runs"); do
 		for fs in $fslist; do
 			# At F = start the defaults are the filesystem made at F: measured once.
 			for v in $variants; do
-				# ext4 has one native variant
-				[ "$fs/$v" != ext4/native-two ] || continue
+				# The native variants are XFS's: on a hinted disk the series' mke2fs makes
+				# the policy's ext4 (64bit, the reserve; inodes and journal of the size as
+				# made), and its growth target for 64 TiB (the "huge" usage type) leaves too
+				# few inodes at 10 GiB for the population.
+				[ "$fs" = xfs ] || [ "${v#native}" = "$v" ] || continue
 				run_cell "$fs" "$final" "$v" "$run"
 			done
 			[ "$(bytes "$final")" = "$start_b" ] || run_cell "$fs" "$final" ref "$run"
-			case " $variants " in *" native"*) run_cell "$fs" "$final" ref-series "$run" ;; esac
+			case "$fs: $variants " in xfs:*" native"*) run_cell "$fs" "$final" ref-series "$run" ;; esac
 		done
 	done
 done
@@ -358,5 +356,5 @@ done
 	"runs=$runs" "steps=$steps" "files=$nfiles" "dirs=$ndirs" "seed=$seed" "meta=$meta_files" \
 	"threads=$threads" "stream=$stream" "quick=$quick" "seconds=$secs" "grow=$grow_how" \
 	"load=$load0 -> $load1" "policy=$policy_args" "cores=$(nproc)" \
-	"versions=$(mkfs.xfs -V | sed 's/mkfs.xfs version //'), $(mke2fs -V 2>&1 | sed -n '1s/ (.*//p'), the series' $("$nat_xfs/mkfs.xfs" -V | sed 's/ version / /') (its xfs_repair checks every XFS variant) and $("$nat_e2/sbin/mke2fs" -V 2>&1 | sed -n '1s/ (.*//p'), kernel $(uname -r)"
+	"versions=$(mkfs.xfs -V | sed 's/mkfs.xfs version //'), $(mke2fs -V 2>&1 | sed -n '1s/ (.*//p'), the series' $("$nat_xfs/mkfs.xfs" -V | sed 's/ version / /') (its xfs_repair checks every XFS variant), kernel $(uname -r)"
 info "wrote $bench/results.md and $bench/regret.png"

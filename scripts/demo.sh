@@ -3,7 +3,7 @@
 # scsi-hd disk (both with growth hints when QEMU has them), show what the guest sees, grow
 # the virtio disk live from the host (QMP block_resize to 12G) and show the guest notice it;
 # then plain mkfs.xfs and mkfs.ext4 of the e2fsprogs and xfsprogs series next to the unpatched
-# ones, and XFS made by each grown live in steps to 100 GiB.
+# ones, and XFS made by each grown live in steps to 2100 GiB (past the series' first AG).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -119,7 +119,7 @@ printf '%10s %22s %22s\n' "size GiB" "AGs, series (vda)" "AGs, unpatched (sda)"
 row() { printf '%10s %22s %22s\n' "$(($(gh_size_bytes vda) >> 30))" \
 	"$(xfs_geom /mnt/new | cut -d' ' -f1)" "$(xfs_geom /mnt/old | cut -d' ' -f1)"; }
 row
-for g in 20 50 100; do
+for g in 20 100 1100 2100; do
 	to=$((g << 30))
 	gh_wait resize "$to" drv-vd0 drv-sd0 || break
 	grown_both() { [ "$(gh_size_bytes vda)" = "$to" ] && [ "$(gh_size_bytes sda)" = "$to" ]; }
@@ -129,5 +129,6 @@ for g in 20 50 100; do
 	row
 done
 umount /mnt/new /mnt/old
-echo "The series' XFS keeps the AG size chosen for the maximum; the unpatched one adds"
-echo "AGs of the size made for $((size >> 30)) GiB at every step."
+echo "The series' XFS started as one AG of the size a filesystem made at the maximum has, larger"
+echo "than the disk (no secondary superblock until it grows past that AG); growth fills it out,"
+echo "then adds AGs of that size. The unpatched one adds AGs of the size made for $((size >> 30)) GiB."

@@ -26,9 +26,9 @@ MEASURES = [("fsck", "fsck", "time"), ("mount", "mount", "time"),
 TARGET = {"fsck": 1.25, "mount": 1.25, "meta": 1.10, "stream": 1.10, "avail": 1.10,
           "favail": 1.10}
 NAMES = {"defaults": "mkfs defaults", "policy": "growth-mkfs policy",
-         "native": "series mkfs (XFS: as on a hinted disk; ext4: -E growth_target)",
+         "native": "series mkfs.xfs as on a hinted disk",
          "native-two": "series mkfs.xfs, growth_single_ag=0",
-         "ref": "made at F", "ref-series": "series mkfs made at F"}
+         "ref": "made at F", "ref-series": "series mkfs.xfs made at F"}
 VARIANTS = ("defaults", "policy", "native", "native-two")
 # Issue 15's target for the native tools: fsck and mount within 2x of made at F.
 NATIVE_TARGET = {"fsck": 2.0, "mount": 2.0}
