@@ -183,8 +183,8 @@ fill_99() {
 	[ "$want" = 0 ] || fallocate -l "$want" "$mnt/fill.$fill_n" || die "fallocate of $want bytes failed"
 	fills+=("$want")
 }
-# A variant with less free space than the defaults had (a larger log or journal, as the
-# native tools make for a growth target) fills to ~99% of its own instead.
+# A variant with less free space than the defaults had (the series' mkfs.xfs: rmapbt and its
+# reservations) fills to ~99% of its own instead.
 fill_replay() {	# bytes
 	local want=$1 total avail
 	fill_n=$((fill_n + 1))
