@@ -14,6 +14,10 @@
  *       syncfs.  Prints the seconds.
  *   gh-bench stream FILE BYTES
  *       write BYTES in 1 MiB writes to a new FILE, fsync.  Prints the seconds.
+ *   gh-bench writers DIR THREADS BYTES
+ *       THREADS threads, each in its own new directory (so that XFS puts each
+ *       in another AG where it has several), write BYTES/THREADS in 1 MiB
+ *       writes to a new file, fsync.  Prints the seconds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -214,6 +218,63 @@ static int stream(const char *file, long long bytes)
 	return 0;
 }
 
+struct writer_arg {
+	const char *dir;
+	long id;
+	long long bytes;
+};
+
+static void *writer_thread(void *p)
+{
+	struct writer_arg *a = p;
+	char path[4096];
+	long long done = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/w%ld", a->dir, a->id);
+	mkdir_p(path);
+	snprintf(path, sizeof(path), "%s/w%ld/data", a->dir, a->id);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		die(path);
+	while (done < a->bytes) {
+		size_t n = a->bytes - done < (long long)sizeof(data) ?
+			   (size_t)(a->bytes - done) : sizeof(data);
+
+		if (write(fd, data, n) != (ssize_t)n)
+			die(path);
+		done += (long long)n;
+	}
+	if (fsync(fd) < 0)
+		die(path);
+	close(fd);
+	return NULL;
+}
+
+static int writers(const char *dir, long threads, long long bytes)
+{
+	pthread_t tid[256];
+	struct writer_arg a[256];
+	double t0;
+	long i;
+
+	if (threads < 1 || threads > 256 || bytes < threads)
+		return 2;
+	mkdir_p(dir);
+	t0 = now();
+	for (i = 0; i < threads; i++) {
+		a[i].dir = dir;
+		a[i].id = i;
+		a[i].bytes = bytes / threads;
+		if (pthread_create(&tid[i], NULL, writer_thread, &a[i]))
+			die("pthread_create");
+	}
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	printf("%.3f\n", now() - t0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -227,8 +288,11 @@ int main(int argc, char **argv)
 		return meta(argv[2], atol(argv[3]), atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "stream"))
 		return stream(argv[2], atoll(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "writers"))
+		return writers(argv[2], atol(argv[3]), atoll(argv[4]));
 	fprintf(stderr, "usage: gh-bench populate DIR SEED PART NPARTS NFILES NDIRS\n"
 			"       gh-bench meta DIR THREADS NFILES\n"
-			"       gh-bench stream FILE BYTES\n");
+			"       gh-bench stream FILE BYTES\n"
+			"       gh-bench writers DIR THREADS BYTES\n");
 	return 2;
 }
