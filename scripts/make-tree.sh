@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Create build/<what> as a git tree: the base as one commit (tagged gh-base), then the
-# series applied with git am.  make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs
+# series applied with git am.  make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests
 # KERNEL_SRC= / QEMU_SRC= / UTIL_LINUX_SRC= / E2FSPROGS_SRC= / XFSPROGS_SRC= name an existing git tree to use as the base instead.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs}
+what=${1:?usage: make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests}
 tree="$top/build/$what"
 srcvar=$(srcvar_of "$what")
 ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.invalid")
@@ -13,6 +13,11 @@ ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.inv
 # A cached git repository holding just the base commit.
 base_repo() {
 	local files ver repo tmp f
+	# A peer test suite (fstests) is pinned to an upstream commit, not a Debian package.
+	if [ -n "$(base_get "$top/$what/BASE" tarball)" ]; then
+		bash "$top/scripts/fetch-peer.sh" "$what"
+		return
+	fi
 	files=$(bash "$top/scripts/fetch-base.sh" "$what")
 	ver=$(echo "$files" | first_line | sed -E 's/\.(deb|orig\.tar\..*|debian\.tar\..*)$//')
 	repo="$GH_CACHE/git/$ver"
