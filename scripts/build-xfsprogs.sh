@@ -109,7 +109,7 @@ if matches -F AC_HAVE_BLKID_TOPO_GROWTH "$obj/configure.ac"; then
 	if [ "$mode" = --system-blkid ] && [ $found = yes ]; then
 		die "configure found the growth getters in the system's libblkid; this build proves nothing"
 	elif [ "$mode" = "" ] && [ $found = no ]; then
-		die "configure did not find blkid_topology_get_max_growth_bytes in $ul; see $obj/config.log"
+		die "configure did not find blkid_topology_get_growth_max_bytes in $ul; see $obj/config.log"
 	fi
 fi
 if [ "$mode" = --system-blkid ]; then

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * growth-mkfs built against a libblkid with the growth getters (the util-linux
- * series, blkid_topology_get_max_growth_bytes() and friends): the device hints
+ * series, blkid_topology_get_growth_max_bytes() and friends): the device hints
  * come from libblkid, which also knows what a partition may grow to (only the
  * last one on its disk grows; every other one reports max = its size).
  *
@@ -41,8 +41,8 @@ int __wrap_gh_probe(const struct gh_config *cfg, const char *device,
 	if (!pr)
 		return r;
 	tp = blkid_probe_get_topology(pr);
-	if (tp && (max = blkid_topology_get_max_growth_bytes(tp))) {
-		min = blkid_topology_get_min_growth_bytes(tp);
+	if (tp && (max = blkid_topology_get_growth_max_bytes(tp))) {
+		min = blkid_topology_get_growth_min_bytes(tp);
 		inc = blkid_topology_get_growth_increment_bytes(tp);
 		h->min = min;
 		h->max = max;
