@@ -414,22 +414,19 @@ static void plan_ext4(struct gh_plan *p, const struct gh_plan_req *req, const st
 		return;
 	}
 	if (!p->grows) {
-		if (!p->guess && p->max == p->size && !small) {
-			/* The device says it will not grow: no reserve for growth. */
-			p->resize_inode = 0;
-			p->reserved_gdt_blocks = 0;
-			add_opt(p, 'O', "^resize_inode", NULL);
-			reason(p, "will not grow: no resize_inode reserve, mke2fs defaults otherwise");
-		} else {
-			reason(p, "will not grow: mke2fs defaults");
-		}
+		/*
+		 * "Will not grow" is a hint of now: it may change at run time, and a
+		 * resize_inode left out cannot be added online (POLICY.md 3.2).
+		 */
+		reason(p, "will not grow: mke2fs defaults, its growth reserve kept");
 		return;
 	}
 
 	/*
 	 * Inode ratio (POLICY.md): the type of the size as made, unless the
-	 * final size is a target.  A small device that may grow gets 4 KiB
-	 * blocks and 256-byte inodes but keeps its type's inode count.
+	 * final size is a target.  A small device keeps its 1 KiB blocks:
+	 * 4 KiB blocks would give it fewer backup superblocks than the
+	 * defaults (POLICY.md 3.4).
 	 */
 	type = type_now;
 	ratio = ratio_now;
@@ -448,13 +445,8 @@ static void plan_ext4(struct gh_plan *p, const struct gh_plan_req *req, const st
 		}
 		p->usage_type = type;
 		p->inode_ratio = ratio;
-	} else if (!p->guess && small && p->final >= 512 * MiB) {
-		snprintf(v, sizeof(v), "%u", ratio_now);
-		add_opt(p, 'b', "", "4096");
-		add_opt(p, 'I', "", "256");
-		add_opt(p, 'i', "", v);
 	} else if (small) {
-		bs = p->blocksize;	/* a guess keeps the small type's blocks */
+		bs = p->blocksize;	/* the small type's blocks */
 	}
 	p->blocksize = (uint32_t)bs;
 	sb = p->size / bs;
@@ -485,8 +477,16 @@ static void plan_ext4(struct gh_plan *p, const struct gh_plan_req *req, const st
 	p->reserved_gdt_blocks = (uint32_t)rsv_default;
 	if (fb < EXT4_32BIT_BLOCKS && fb > sb && ext4_rsv(sb, fb, bs) < rsv_default) {
 		p->resize_blocks = fb;
-		p->reserved_gdt_blocks = ext4_rsv(sb, fb, bs);
-		snprintf(v, sizeof(v), "%llu", (unsigned long long)fb);
+		if (!ext4_rsv(sb, fb, bs)) {
+			/*
+			 * The descriptor blocks of S cover F already: mke2fs takes a
+			 * reserve of 0 for "not set" and reserves its own, so ask for
+			 * a size that needs one block.
+			 */
+			p->resize_blocks = ext4_rsv_reach(sb, 0, bs) / bs + 1;
+		}
+		p->reserved_gdt_blocks = ext4_rsv(sb, p->resize_blocks, bs);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)p->resize_blocks);
 		add_opt(p, 'E', "resize", v);
 	}
 	if (!p->guess || fb * bs >= EXT4_32BIT_BLOCKS * bs)

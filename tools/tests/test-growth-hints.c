@@ -776,12 +776,14 @@ static void t_no_growth(struct t *t)
 	CHECK_U64(t, p.agcount, 4);
 	CHECK_U64(t, p.agsize_blocks, 655360);
 	CHECK_U64(t, p.log_blocks, 16384);
+	/* ext4 keeps mke2fs's reserve: "will not grow" is a hint of now */
 	if (plan(t, GH_FS_EXT4, 10 * GiB, 10 * GiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-O ^resize_inode");
+	CHECK_STR(t, a, "");
 	CHECK_U64(t, p.journal_blocks, 16384);
 	CHECK_U64(t, p.inode_ratio, 16384);
-	CHECK_U64(t, p.reserved_gdt_blocks, 0);
+	CHECK(t, p.resize_inode);
+	CHECK_U64(t, p.reserved_gdt_blocks, 1024);
 	/* a max below the size plans for the size */
 	if (plan(t, GH_FS_XFS, 10 * GiB, GiB, &p, a, sizeof(a)))
 		return;
@@ -845,10 +847,21 @@ static void t_ext4_resize_inode(struct t *t)
 		return;
 	CHECK(t, !p.meta_bg && p.resize_inode);
 	CHECK_HAS(t, p.reason, "converts to meta_bg");
-	/* a small device that may grow: 4 KiB blocks, its type's inode count kept */
+	/* a small device that may grow keeps its 1 KiB blocks (backup superblocks) */
 	if (plan(t, GH_FS_EXT4, 256 * MiB, 100 * GiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-b 4096 -I 256 -i 4096 -E resize=26214400 -O 64bit");
+	CHECK_STR(t, a, "-O 64bit");
+	CHECK_U64(t, p.blocksize, 1024);
+	CHECK_U64(t, p.reserved_gdt_blocks, 256);
+	if (plan(t, GH_FS_EXT4, 300 * MiB, 10 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-E resize=10485760 -O 64bit");
+	CHECK_U64(t, p.reserved_gdt_blocks, 77);
+	/* growth the descriptor blocks of the size as made cover: one block, not mke2fs's own */
+	if (plan(t, GH_FS_EXT4, 10 * GiB, 16 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-E resize=4194305 -O 64bit");
+	CHECK_U64(t, p.reserved_gdt_blocks, 1);
 }
 
 static void t_xfs_sizes(struct t *t)
