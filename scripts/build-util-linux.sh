@@ -23,10 +23,13 @@ mkdir -p "$out" "$CCACHE_DIR"
 build_lock
 
 # Every optional feature off (no libudev, libselinux, ...) but ncursesw, which lsblk needs
-# for its colors library.
+# for its colors library; sfdisk (libfdisk, libuuid), partx, losetup, mount and unshare for the
+# tree's blkid/growth-loop test.
 opts=(--buildtype=debugoptimized -Dauto_features=disabled -Ddefault_library=static -Ddefault_both_libraries=static
 	-Dbuild-libblkid=enabled -Dbuild-libsmartcols=enabled -Dbuild-libmount=enabled
-	-Dbuild-lsblk=enabled -Dncursesw=enabled -Dprogram-tests=true)
+	-Dbuild-lsblk=enabled -Dncursesw=enabled -Dprogram-tests=true
+	-Dbuild-libuuid=enabled -Dbuild-libfdisk=enabled -Dbuild-fdisks=enabled -Dbuild-partx=enabled
+	-Dbuild-losetup=enabled -Dbuild-mount=enabled -Dbuild-unshare=enabled)
 stamp="$obj/.setup-opts"
 if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}" ]; then
 	info "configuring util-linux in $obj"
@@ -35,8 +38,9 @@ if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}
 		{ tail -n 20 "$top/build/util-linux-setup.log" >&2; die "meson setup of util-linux failed; see $top/build/util-linux-setup.log"; }
 	echo "${opts[*]}" > "$stamp"
 fi
-# sample-partitions: for the tree's blkid/lowprobe-pt test
-targets=(blkid lsblk libblkid/libblkid.a sample-topology sample-partitions)
+# sample-partitions: for the tree's blkid/lowprobe-pt test; sfdisk ... unshare: blkid/growth-loop
+targets=(blkid lsblk libblkid/libblkid.a sample-topology sample-partitions sfdisk partx losetup mount
+	unshare)
 # The tests' helper (tests/commands.sh) that our suite uses, once the series has it.
 if matches -F "'test_blkid_topology'" "$src/meson.build"; then
 	targets+=(test_blkid_topology)
