@@ -2,8 +2,9 @@
 /*
  * growth-mkfs built against a libblkid with the growth getters (the util-linux
  * series, blkid_topology_get_growth_max_bytes() and friends): the device hints
- * come from libblkid, which also knows what a partition may grow to (only the
- * last one on its disk grows; every other one reports max = its size).
+ * come from libblkid, which also knows what a partition may grow to (the last
+ * one on its disk follows the disk, every other one may grow up to the next;
+ * one whose place libblkid does not know has none, as in our own probe).
  *
  * The Makefile links this file only when its configure-style check finds the
  * getters, with -Wl,--wrap=gh_probe: growth-mkfs's calls to gh_probe() land

@@ -456,89 +456,86 @@ static int udev_hints(const struct gh_config *cfg, const char *diskdir, struct g
 	return 0;
 }
 
-/* Alignment a partitioning tool may leave after the last partition: 1 MiB,
- * or the optimal I/O size if larger (what the util-linux series uses too). */
-#define PART_ALIGN (1ULL << 20)
-
 /*
- * A partition: what may follow it on its disk (POLICY.md, "Partitions").
- * The last partition gets max = disk max - start - tail and min = disk min -
- * start - tail (0 if the disk's min lies before that); every other one
- * max = its size, min = 0.  The disk's increment either way.
+ * A partition: where it lies in its disk's partition table (POLICY.md,
+ * "Partitions"; the rule of the util-linux series' libblkid).  A partition
+ * followed by another one gets max = the next one's start - its start, min = 0;
+ * the last one follows the disk: max = disk max - start - the area the table
+ * keeps at the disk's end, min = disk min - start - that area (0 if the disk's
+ * min lies before that, at most its size).  The disk's increment either way.
+ * When its place is not known (no readable DOS or GPT table listing it, a
+ * logical partition), it has no hints at all: never "will not grow".
  */
-static void partition_hints(const struct gh_config *cfg, const char *diskdir, struct gh_hints *h)
+static void partition_hints(const struct gh_config *cfg, struct gh_hints *h)
 {
-	char dir[PATH_MAX], path[PATH_MAX * 2], why[GH_ERR_MAX] = "", after[GH_NAME_MAX] = "";
-	uint64_t end = h->start + h->size, allowed = 0, s, grain, max_size = 0;
+	char dir[PATH_MAX], path[PATH_MAX * 2], why[GH_ERR_MAX] = "";
+	uint64_t end = h->start + h->size, next = 0, keep;
 	struct gh__ptable pt;
-	struct dirent *de;
-	int found = 0, primary = 1, i;
-	DIR *d;
+	int found = 0, i;
 
 	h->tail = h->disk_size - end;
-	grain = h->io_opt > PART_ALIGN ? h->io_opt : PART_ALIGN;
-	/* Any partition the kernel knows that starts at or after our end. */
-	d = opendir(diskdir);
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, h->name))
-			continue;
-		fmt(path, sizeof(path), "%s/%s/start", diskdir, de->d_name);
-		if (read_num(path, &s, h->name, NULL, 0) == 0 && s * SECTOR >= end && !after[0])
-			fmt(after, sizeof(after), "%s", de->d_name);
+	if (h->max < h->disk_size) {
+		fmt(why, sizeof(why), "the disk's max is below its size");
+		goto unknown;
 	}
-	if (d)
-		closedir(d);
-
-	/* The table itself: its type, and for GPT its backup area. */
 	dev_root_of(cfg, dir, sizeof(dir));
 	fmt(path, sizeof(path), "%s/%s", dir, h->disk);
-	if (gh__read_ptable(path, &pt, why, sizeof(why)) == 0) {
-		fmt(h->pttype, sizeof(h->pttype), "%s", pt.type);
-		for (i = 0; i < pt.n; i++) {
-			if (pt.start[i] == h->start) {
-				found = 1;
-				primary = pt.primary[i];
-			} else if (pt.start[i] >= end && !after[0]) {
-				fmt(after, sizeof(after), "another partition at byte %llu",
-				    (unsigned long long)pt.start[i]);
+	if (gh__read_ptable(path, &pt, why, sizeof(why)) != 0)
+		goto unknown;
+	fmt(h->pttype, sizeof(h->pttype), "%s", pt.type);
+	if (strcmp(pt.type, "gpt") && strcmp(pt.type, "dos")) {
+		fmt(why, sizeof(why), "a %s table on %s", pt.type, path);
+		goto unknown;
+	}
+	for (i = 0; i < pt.n; i++) {
+		if (pt.start[i] == h->start && pt.size[i] == h->size && !found) {
+			found = 1;
+			if (!pt.primary[i]) {
+				fmt(why, sizeof(why), "a logical partition of the %s table on %s",
+				    pt.type, path);
+				goto unknown;
 			}
-		}
-		allowed = pt.backup_bytes + grain;
-		max_size = pt.max_size;
-		if (!found) {
-			fmt(why, sizeof(why), "the %s table on %s has no partition at byte %llu",
-			    pt.type, path, (unsigned long long)h->start);
-			allowed = 0;
-		} else if (!primary) {
-			fmt(after, sizeof(after), "its extended partition");
+		} else if (pt.start[i] >= end) {
+			if (!next || pt.start[i] < next)
+				next = pt.start[i];
+		} else if (pt.start[i] + pt.size[i] > end) {
+			fmt(why, sizeof(why), "a partition of the %s table on %s overlaps its end",
+			    pt.type, path);
+			goto unknown;
 		}
 	}
+	if (!found) {
+		fmt(why, sizeof(why), "the %s table on %s has no partition at byte %llu",
+		    pt.type, path, (unsigned long long)h->start);
+		goto unknown;
+	}
 
-	if (!after[0] && h->tail <= allowed && h->max >= h->disk_size) {
-		/* The partition gets the disk's headroom. */
-		uint64_t disk_min = h->min;
-
-		h->max = h->max - h->start - h->tail;
-		if (max_size && h->max > max_size)
-			h->max = max_size > h->size ? max_size : h->size;
-		h->min = disk_min > h->start + h->tail ? disk_min - h->start - h->tail : 0;
-		if (h->min > h->max)
-			h->min = h->max;
+	if (next) {
+		h->max = next - h->start;
+		h->min = 0;
 		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
-		    "; last partition of %s (%s, %llu bytes after it): inherits its headroom",
-		    h->disk, h->pttype[0] ? h->pttype : "table not read",
-		    (unsigned long long)h->tail);
+		    "; followed on %s by a partition at byte %llu: may grow to it", h->disk,
+		    (unsigned long long)next);
 		return;
 	}
-	h->max = h->size;
-	h->min = 0;
-	if (after[0])
-		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
-		    "; %s follows it on %s: will not grow", after, h->disk);
-	else
-		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
-		    "; %llu bytes after it on %s%s%s: will not grow", (unsigned long long)h->tail,
-		    h->disk, why[0] ? ", " : "", why);
+	keep = pt.end_bytes < h->tail ? pt.end_bytes : h->tail;
+	h->max = h->max - h->start - keep;
+	if (pt.max_size && h->max > pt.max_size)
+		h->max = pt.max_size > h->size ? pt.max_size : h->size;
+	h->min = h->min > h->start + keep ? h->min - h->start - keep : 0;
+	if (h->min > h->size)
+		h->min = h->size;
+	fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
+	    "; last partition of %s (%s, %llu bytes after it, %llu kept by the table): "
+	    "follows the disk", h->disk, h->pttype, (unsigned long long)h->tail,
+	    (unsigned long long)keep);
+	return;
+
+unknown:
+	h->min = h->max = h->increment = 0;
+	h->source = GH_SOURCE_NONE;
+	fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
+	    "; where %s lies on %s is not known (%s): no hints", h->name, h->disk, why);
 }
 
 /* ---- probe -------------------------------------------------------------- */
@@ -643,7 +640,7 @@ int gh_probe(const struct gh_config *cfg, const char *device, struct gh_hints *h
 		return -1;
 
 	if (h->source != GH_SOURCE_NONE && h->partition)
-		partition_hints(cfg, diskdir, h);
+		partition_hints(cfg, h);
 	return 0;
 }
 

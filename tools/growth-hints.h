@@ -86,9 +86,11 @@ struct gh_hints {
  *
  * Sources in order: the device's sysfs attributes; udev's ID_GROWTH_*
  * properties with ID_GROWTH_SOURCE=table (the hwdb rule); the table files
- * of db_path; the built-in table.  A partition may grow only if nothing
- * but the GPT backup area and alignment follows it on its disk (POLICY.md,
- * "Partitions"); any other partition reports max = its size.
+ * of db_path; the built-in table.  A partition's hints depend on where it
+ * lies in its disk's partition table (POLICY.md, "Partitions"): the last one
+ * follows the disk, any other one may grow up to the next one; one whose
+ * place is not known (no readable DOS or GPT table listing it, a logical
+ * partition) has none (GH_SOURCE_NONE).
  */
 int gh_probe(const struct gh_config *cfg, const char *device,
 	     struct gh_hints *h, char *err, size_t errlen);

@@ -33,7 +33,7 @@ GH_INTERNAL int gh__table_hints(const struct gh_config *cfg, const char *root,
 /* The partitions of the disk node PATH as libblkid reads them. */
 struct gh__ptable {
 	char type[16];		/* "gpt", "dos", ... */
-	uint64_t backup_bytes;	/* GPT: backup header and entries at the disk's end */
+	uint64_t end_bytes;	/* GPT: after the last usable LBA (backup entries and header) */
 	uint64_t max_size;	/* largest partition it can describe (MBR: 2^32-1 sectors), 0: no limit */
 	int n;
 	uint64_t start[128];	/* bytes */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Partition tables and whole disks through libblkid: which partitions a
- * disk has (to tell whether one is the last), and for GPT how much the
- * backup area at the disk's end takes.
+ * disk has (to tell which one follows a partition), and for GPT how much
+ * it keeps at the disk's end.
  */
 #define _GNU_SOURCE
 #include <blkid.h>
@@ -18,27 +18,35 @@
 
 #define fail gh__fail
 
-static uint32_t get_le32(const unsigned char *p)
+static uint64_t get_le64(const unsigned char *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
 }
 
 /*
- * The GPT backup area: the backup header (one sector) and the entry array
- * before it, as the primary header describes them (libblkid has checked
- * that header's checksums).  The usual 128 entries of 128 bytes take
- * 33 sectors of 512 bytes.
+ * What a GPT keeps at the end of the disk: everything after its last usable
+ * LBA, as the primary header says (libblkid has checked that header's
+ * checksums), the backup entries and header; usually 33 sectors of 512
+ * bytes.  Like libblkid, this counts space added since the disk grew and the
+ * table was not moved to its new end.  0 if the header cannot be read.
  */
-static uint64_t gpt_backup_bytes(int fd, unsigned sector)
+static uint64_t gpt_end_bytes(int fd, unsigned sector, uint64_t disk_bytes)
 {
 	unsigned char hdr[512];
-	uint64_t entries;
+	uint64_t last_usable;
 
 	if (sector < 512 || pread(fd, hdr, sizeof(hdr), sector) != (ssize_t)sizeof(hdr) ||
 	    memcmp(hdr, "EFI PART", 8))
-		return 33 * 512ULL;
-	entries = (uint64_t)get_le32(hdr + 80) * get_le32(hdr + 84);
-	return sector + (entries + sector - 1) / sector * sector;
+		return 0;
+	last_usable = get_le64(hdr + 48);
+	if (last_usable >= disk_bytes / sector)
+		return 0;
+	return disk_bytes - (last_usable + 1) * sector;
 }
 
 int gh__read_ptable(const char *path, struct gh__ptable *pt, char *err, size_t errlen)
@@ -91,7 +99,8 @@ int gh__read_ptable(const char *path, struct gh__ptable *pt, char *err, size_t e
 		pt->n++;
 	}
 	if (!strcmp(pt->type, "gpt"))
-		pt->backup_bytes = gpt_backup_bytes(fd, sector ? sector : 512);
+		pt->end_bytes = gpt_end_bytes(fd, sector ? sector : 512,
+					      (uint64_t)blkid_probe_get_size(pr));
 	if (!strcmp(pt->type, "dos"))
 		pt->max_size = 0xffffffffULL * (sector ? sector : 512);
 	blkid_free_probe(pr);

@@ -288,31 +288,53 @@ static void t_disk_no_hints(struct t *t)
 	CHECK_HAS(t, h.origin, "no table record");
 }
 
-/* 20 GiB disk that may grow to 100 GiB: vda1 [1 MiB, 1 GiB), vda2 from 1 GiB on. */
-static void two_parts(struct t *t, uint64_t vda2_sectors)
+static void dev_dir(struct t *t, char *buf, size_t len);
+static void write_gpt(struct t *t, const char *path, uint64_t sectors, const uint64_t (*parts)[2],
+		      int n);
+
+/*
+ * 20 GiB disk that may grow to 100 GiB: vda1 [1 MiB, 1 GiB), vda2 from 1 GiB
+ * on, VDA2_SECTORS long; with TABLE, a GPT on dev/vda that lists both.
+ */
+static void two_parts(struct t *t, uint64_t vda2_sectors, int table)
 {
-	disk(t, "vda", 20 * GiB / 512, "0", "107374182400", "1073741824");
+	const uint64_t n = 20 * GiB / 512;
+	const uint64_t parts[2][2] = { { 2048, GiB / 512 - 1 },
+				       { GiB / 512, GiB / 512 + vda2_sectors - 1 } };
+	char dev[PATH_MAX], img[PATH_MAX * 2];
+
+	disk(t, "vda", n, "0", "107374182400", "1073741824");
 	part(t, "vda", "vda1", 2048, GiB / 512 - 2048);
 	part(t, "vda", "vda2", GiB / 512, vda2_sectors);
+	if (!table)
+		return;
+	dev_dir(t, dev, sizeof(dev));
+	sfmt(img, sizeof(img), "%s/vda", dev);
+	write_gpt(t, img, n, parts, 2);
 }
+
+/* The GPT keeps 33 sectors after its last usable one. */
+#define GPT_END (33 * 512ULL)
 
 static void t_part_at_end(struct t *t)
 {
 	struct gh_config c = cfg_of(t, NULL, 0);
 	struct gh_hints h;
 
-	two_parts(t, 19 * GiB / 512);
+	/* vda2 up to the GPT's last usable sector */
+	two_parts(t, (20 * GiB - GPT_END) / 512 - GiB / 512, 1);
 	if (probe_ok(t, &c, "vda2", &h))
 		return;
 	CHECK(t, h.partition);
 	CHECK_STR(t, h.disk, "vda");
-	CHECK_U64(t, h.size, 19 * GiB);
+	CHECK_U64(t, h.size, 19 * GiB - GPT_END);
 	CHECK_U64(t, h.start, GiB);
 	CHECK_U64(t, h.disk_size, 20 * GiB);
 	CHECK_U64(t, h.min, 0);		/* the disk's min 0 lies before its start */
-	CHECK_U64(t, h.max, 99 * GiB);
+	CHECK_U64(t, h.max, 99 * GiB - GPT_END);
 	CHECK_U64(t, h.increment, GiB);
 	CHECK(t, h.source == GH_SOURCE_SYSFS);
+	CHECK_HAS(t, h.origin, "follows the disk");
 }
 
 static void t_part_not_at_end(struct t *t)
@@ -320,19 +342,51 @@ static void t_part_not_at_end(struct t *t)
 	struct gh_config c = cfg_of(t, NULL, 0);
 	struct gh_hints h;
 
-	/* a partition followed by another, or by free space: max = its size */
-	two_parts(t, 10 * GiB / 512);
+	/* vda1 followed by vda2: up to vda2's start (its size) */
+	two_parts(t, 10 * GiB / 512, 1);
 	if (probe_ok(t, &c, "vda1", &h))
 		return;
 	CHECK(t, h.source == GH_SOURCE_SYSFS);
 	CHECK_U64(t, h.max, GiB - MiB);
 	CHECK_U64(t, h.min, 0);
-	CHECK_HAS(t, h.origin, "vda2 follows it on vda: will not grow");
+	CHECK_HAS(t, h.origin, "followed on vda by a partition at byte 1073741824");
+	/* vda2 followed by free space: it follows the disk all the same */
 	if (probe_ok(t, &c, "vda2", &h))
 		return;
 	CHECK(t, h.source == GH_SOURCE_SYSFS);
-	CHECK_U64(t, h.max, 10 * GiB);
-	CHECK_HAS(t, h.origin, "will not grow");
+	CHECK_U64(t, h.size, 10 * GiB);
+	CHECK_U64(t, h.max, 99 * GiB - GPT_END);
+	CHECK_HAS(t, h.origin, "follows the disk");
+}
+
+/* Where the table cannot be read or does not list the partition: no hints,
+ * not "will not grow". */
+static void t_part_unknown(struct t *t)
+{
+	const uint64_t parts[2][2] = { { 2048, GiB / 512 - 1 }, { GiB / 512, 11 * GiB / 512 - 1 } };
+	char dev[PATH_MAX], img[PATH_MAX * 2];
+	struct gh_config c = cfg_of(t, NULL, 0);
+	struct gh_hints h;
+
+	two_parts(t, 10 * GiB / 512, 0);
+	if (probe_ok(t, &c, "vda2", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+	CHECK_U64(t, h.max, 0);
+	CHECK_U64(t, h.min, 0);
+	CHECK_U64(t, h.increment, 0);
+	CHECK_HAS(t, h.origin, "where vda2 lies on vda is not known");
+
+	/* a table that does not list the partition the kernel has */
+	dev_dir(t, dev, sizeof(dev));
+	sfmt(img, sizeof(img), "%s/vda", dev);
+	write_gpt(t, img, 20 * GiB / 512, parts, 2);
+	part(t, "vda", "vda3", 12 * GiB / 512, GiB / 512);
+	if (probe_ok(t, &c, "vda3", &h))
+		return;
+	CHECK(t, h.source == GH_SOURCE_NONE);
+	CHECK_U64(t, h.max, 0);
+	CHECK_HAS(t, h.origin, "has no partition at byte 12884901888");
 }
 
 static void t_table_scsi(struct t *t)
@@ -384,6 +438,8 @@ static void t_table_nvme(struct t *t)
 
 static void t_table_virtio_dmi(struct t *t)
 {
+	const uint64_t parts[1][2] = { { 2048, 8 * GiB / 512 - 34 } };
+	char dev[PATH_MAX], img[PATH_MAX * 2];
 	const char *db;
 	struct gh_config c;
 	struct gh_hints h;
@@ -397,8 +453,11 @@ static void t_table_virtio_dmi(struct t *t)
 	dev_attr(t, "vda", "modalias", "virtio:d00000002v00001AF4\n");
 	dev_attr(t, "vda", "vendor", "0x1af4\n");
 	put(t, "class/dmi/id/sys_vendor", "Example Cloud Inc.\n");
-	/* and a partition of it that ends at the end of the disk */
-	part(t, "vda", "vda1", 2048, 8 * GiB / 512 - 2048);
+	/* and a GPT with one partition up to its last usable sector */
+	part(t, "vda", "vda1", 2048, 8 * GiB / 512 - 33 - 2048);
+	dev_dir(t, dev, sizeof(dev));
+	sfmt(img, sizeof(img), "%s/vda", dev);
+	write_gpt(t, img, 8 * GiB / 512, parts, 1);
 	if (probe_ok(t, &c, "vda", &h))
 		return;
 	CHECK_STR(t, h.match, "growth:virtio:dmi:svExample Cloud Inc.");
@@ -408,9 +467,10 @@ static void t_table_virtio_dmi(struct t *t)
 	if (probe_ok(t, &c, "vda1", &h))
 		return;
 	CHECK(t, h.source == GH_SOURCE_TABLE);
-	CHECK_U64(t, h.size, 8 * GiB - MiB);
-	CHECK_U64(t, h.max, 2 * TiB - MiB);
-	CHECK_U64(t, h.min, GiB - MiB);		/* the record's min less the start */
+	CHECK_U64(t, h.size, 8 * GiB - MiB - GPT_END);
+	CHECK_U64(t, h.max, 2 * TiB - MiB - GPT_END);
+	/* the record's min less the start and the GPT's end */
+	CHECK_U64(t, h.min, GiB - MiB - GPT_END);
 }
 
 static void t_table_order(struct t *t)
@@ -1213,8 +1273,9 @@ static void write_gpt(struct t *t, const char *path, uint64_t sectors, const uin
 /*
  * GPT: a 20 GiB disk that may grow to 100 GiB, partitions vda1 [1 MiB, 1 GiB)
  * and vda2 from 1 GiB to the last 1 MiB boundary before the backup GPT.  vda2
- * has nothing after it but the backup area and alignment: it may grow by the
- * disk's headroom; vda1 reports max = its size.
+ * follows the disk: max = disk max - start - the GPT's end area, min = disk
+ * min - the same, at most its size; vda1, followed by vda2, may grow to
+ * vda2's start: its size.
  */
 static void t_gpt_last_partition(struct t *t)
 {
@@ -1237,8 +1298,9 @@ static void t_gpt_last_partition(struct t *t)
 	rc = run_tool(t, NULL, show2, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 0);
 	CHECK_HAS(t, out, "\"source\":\"sysfs\"");
-	CHECK_U64(t, json_u64(out, "max"), 100 * GiB - GiB - tail);
-	/* the disk's min (20 GiB) less the start and the tail */
+	CHECK_U64(t, json_u64(out, "max"), 100 * GiB - GiB - GPT_END);
+	/* the disk's min (20 GiB) less the start and the GPT's end, at most its size */
+	CHECK(t, 20 * GiB - GiB - GPT_END > 20 * GiB - GiB - tail);
 	CHECK_U64(t, json_u64(out, "min"), 20 * GiB - GiB - tail);
 	rc = run_tool(t, NULL, show1, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 0);
@@ -1577,6 +1639,7 @@ static const struct {
 	{ "probe_disk_no_hints", t_disk_no_hints },
 	{ "probe_partition_at_disk_end", t_part_at_end },
 	{ "probe_partition_not_at_disk_end", t_part_not_at_end },
+	{ "probe_partition_place_unknown", t_part_unknown },
 	{ "table_scsi_vendor_model", t_table_scsi },
 	{ "table_nvme_model", t_table_nvme },
 	{ "table_virtio_dmi_vendor", t_table_virtio_dmi },
@@ -1600,7 +1663,7 @@ static const struct {
 	{ "plan_huge_values", t_huge },
 	{ "plan_user_options_win", t_user_args },
 	{ "cli_show_mkfs_args_mkfs", t_cli },
-	{ "gpt_last_partition_inherits", t_gpt_last_partition },
+	{ "gpt_last_partition_follows_disk", t_gpt_last_partition },
 	{ "mkfs_user_E_merged_with_ours", t_user_E_merged },
 	{ "mkfs_resize_in_filesystem_blocks", t_resize_in_fs_blocks },
 	{ "xfs_agsize_stripe_size_concurrency", t_xfs_agsize_constraints },
