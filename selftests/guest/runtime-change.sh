@@ -16,10 +16,13 @@ for serial in $(gh_param disks | tr ',' ' '); do
 	fi
 done
 
-# hints_are DISK "MIN MAX INC".  No command is sent to a SCSI disk: the midlayer would rescan
-# on the unit attention it returns, and the point is that the virtio-scsi parameter change
-# event alone makes an idle disk learn of the change.
-hints_are() { [ "$(gh_hints "$1")" = "$2" ]; }
+# hints_are DISK "MIN MAX INC".  A SCSI disk learns of a change with its next command: the
+# midlayer rescans the device when a command returns INQUIRY DATA HAS CHANGED, whatever the
+# host adapter.  TEST UNIT READY is that command here.
+hints_are() {
+	case "$1" in sd*) sg_turs "/dev/$1" >/dev/null 2>&1 ;; esac
+	[ "$(gh_hints "$1")" = "$2" ]
+}
 
 # step NAME "MIN MAX INC": ask the host to set these values, check what the guest sees.
 step() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
-# Scenario: 200 hint changes and 10 resizes per disk under I/O: final values reach the guest, data intact, nothing logged
+# Scenario: 200 hint changes and 10 resizes per disk under I/O: final values reach the guest, data intact, nothing logged, no torn set read
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -8,13 +8,15 @@ G=$((1 << 30))
 ids=(vd0 sd0)
 start=4 steps=200 grow_every=20 # sizes in GiB; the maximum starts at 64 GiB
 
-# The storm: every step raises the maximum by 1 GiB on each disk; every grow_every steps
-# the disks grow by 1 GiB, always within the maximum, so that every state is valid.
+# The storm: step i sets (i MiB, i MiB * 65536, i MiB) on each disk, so that a guest that
+# combines values of two steps reads a set that no step sent; every grow_every steps the
+# disks grow by 1 GiB, always within the range, so that every state is valid.
 storm() {
-	local i id size=$start
+	local i id inc size=$start
 	for ((i = 1; i <= steps; i++)); do
+		inc=$((i << 20))
 		for id in "${ids[@]}"; do
-			growth_hints_cmd "$id" 0 $(((64 + i) * G)) "$G"
+			growth_hints_cmd "$id" "$inc" $((inc * 65536)) "$inc"
 		done
 		if ((i % grow_every == 0)); then
 			size=$((size + 1))
@@ -27,7 +29,7 @@ storm() {
 on_wait_storm() {
 	local err
 	err=$(storm | qmp_batch 2>&1 >/dev/null) || { echo "storm: ${err:0:300}"; return 1; }
-	echo "0 $(((64 + steps) * G)) $G $(((start + steps / grow_every) * G))"
+	echo "$((steps << 20)) $(((steps << 20) * 65536)) $((steps << 20)) $(((start + steps / grow_every) * G))"
 }
 
 scenario() {
