@@ -169,7 +169,7 @@ agree("VPD page code", {"kernel (KUnit)": kcode[0].lower() if kcode else None,
       stated("page code", skip=[T10]) + [(d, c) for d, t in docs.items() for c in find(r"\bvpd_pg([0-9a-f]{2})\b", t)]
       + [(T10, (find(r, t10) or ["missing"])[0].lower()) for r in (
           r"PAGE CODE \(([0-9A-F]{2})h\)", r"Capacity Growth VPD page\s*\|\s*([0-9A-F]{2})h")])
-kunit = {UNIT[f]: int(o) for f, o in find(r"put_unaligned_be64\(c->(min|max|granularity),\s*&buf\[(\d+)\]\)", kall)}
+kunit = {UNIT[f]: int(o) for f, o in find(r"put_unaligned_be64\(c->(min|max|increment|granularity),\s*&buf\[(\d+)\]\)", kall)}
 qscsi = {UNIT[f]: int(o) for o, f in find(r"ldq_be_p\(&buf\[(\d+)\]\),\s*==,\s*(min|max|increment)\b", qall)}
 ROWS = {"MINIMUM CAPACITY": 0, "MAXIMUM CAPACITY": 1, "CAPACITY GRANULARITY": 2}
 table = {ROWS[n]: (int(a), int(b)) for a, n, b in find(
