@@ -219,8 +219,9 @@ if mkfs_ext4 "$hs" "$hd"; then
 	fi
 fi
 
-# The GPT disk: its last partition inherits the headroom less its start and the tail (backup
-# GPT and alignment); the first partition is followed by another: it will not grow.
+# The GPT disk: its last partition follows the disk: the disk's max less its start and the area
+# the GPT keeps at the disk's end (at most the tail; the GPT was made on this disk, so 33
+# sectors); the first partition is followed by another: it may grow up to it, its size.
 gs=$(gh_param gpt)
 if [ -n "$gs" ] && gd=$(gh_disk "$gs"); then
 	gh_poll 100 test -b "/dev/${gd}2" || true
@@ -230,23 +231,27 @@ if [ -n "$gs" ] && gd=$(gh_disk "$gs"); then
 		p2size=$(($(cat "/sys/block/$gd/${gd}2/size") * 512))
 		p1size=$(($(cat "/sys/block/$gd/${gd}1/size") * 512))
 		tail=$((dsize - p2start - p2size))
-		diag "$gs: ${gd}2 starts at $p2start, $p2size bytes, $tail bytes after it"
+		keep=$((33 * 512))
+		[ "$tail" -ge "$keep" ] || keep=$tail
+		diag "$gs: ${gd}2 starts at $p2start, $p2size bytes, $tail bytes after it, $keep kept by the GPT"
 		if show "$gs ${gd}2" "${gd}2"; then
 			t_eq "$gs ${gd}2 source, table type" "$(j source "$SHOW") $(j pttype "$SHOW")" "sysfs gpt"
-			t_eq "$gs ${gd}2 max = disk max - start - tail" "$(j max "$SHOW")" \
-				"$((hmax - p2start - tail))"
-			# min: the disk's min less the start and the tail, 0 if that lies before them
+			t_eq "$gs ${gd}2 max = disk max - start - GPT end area" "$(j max "$SHOW")" \
+				"$((hmax - p2start - keep))"
+			# min: the disk's min less the same, 0 if that lies before them, at most its size
 			p2min=0
-			[ "$hmin" -le $((p2start + tail)) ] || p2min=$((hmin - p2start - tail))
-			t_eq "$gs ${gd}2 min = disk min - start - tail, or 0" "$(j min "$SHOW")" "$p2min"
+			[ "$hmin" -le $((p2start + keep)) ] || p2min=$((hmin - p2start - keep))
+			[ "$p2min" -le "$p2size" ] || p2min=$p2size
+			t_eq "$gs ${gd}2 min = disk min - start - GPT end area, or 0, at most its size" \
+				"$(j min "$SHOW")" "$p2min"
 		fi
 		if show "$gs ${gd}1" "${gd}1"; then
-			t_eq "$gs ${gd}1 max = its size, min 0 (will not grow)" \
+			t_eq "$gs ${gd}1 max = the next partition's start - its start = its size, min 0" \
 				"$(j max "$SHOW") $(j min "$SHOW")" "$p1size 0"
 		fi
 		if mkfs_xfs "$gs ${gd}2" "${gd}2"; then
-			t_eq "$gs ${gd}2 xfs planned for the partition's max" "$(j final "$XJ")" \
-				"$((hmax - p2start - tail))"
+			t_eq "$gs ${gd}2 xfs planned for the partition's max (in 4 KiB blocks)" \
+				"$(j final "$XJ")" "$(((hmax - p2start - keep) / 4096 * 4096))"
 			mount_check "$gs ${gd}2" xfs "${gd}2"
 		fi
 		if mkfs_ext4 "$gs ${gd}1" "${gd}1"; then

@@ -1,28 +1,31 @@
 #!/bin/sh
 # blkid and lsblk of the util-linux series: "lsblk -b -o NAME,SIZE,GROW-MIN,GROW-MAX,GROW-INC"
 # and the ID_GROWTH_* lines of "blkid -i -o udev" for every disk and partition, exactly as the
-# host expects them; then the host changes the hints of some disks and the next calls show it.
-# gh.expect=SERIAL:PART:SIZE:MIN:MAX:INC,...  (PART 0 is the disk itself; bytes; 0 = no hint)
+# host expects them; "lsblk -t" prints stock util-linux's columns; then the host changes the
+# hints of some disks and the next calls show it.
+# gh.expect=SERIAL:PART:SIZE:MIN:MAX:INC,...  (PART 0 is the disk itself; bytes; 0 = no hint;
+#                                             "-": unknown, lsblk prints nothing, blkid no tag)
 # gh.changed=...                               the devices whose values the change alters
 # shellcheck source=SCRIPTDIR/lib/gh.sh
 . /lib/gh/gh.sh
 
-# lsblk_row DEV: "NAME SIZE MIN MAX INC" of DEV from the lsblk output in $LS (tree glyphs off).
+# lsblk_row DEV: "NAME SIZE MIN MAX INC" of DEV from the lsblk -P output in $LS ("-" for empty).
 lsblk_row() {
-	echo "$LS" | awk -v d="$1" '{ n = $1; sub(/^[^a-z0-9]*/, "", n); if (n == d) print n, $2, $3, $4, $5 }'
+	echo "$LS" | sed -n "s/^NAME=\"$1\" SIZE=\"\([^\"]*\)\" GROW-MIN=\"\([^\"]*\)\" GROW-MAX=\"\([^\"]*\)\" GROW-INC=\"\([^\"]*\)\"\$/$1:\1:\2:\3:\4/p" |
+		awk -F: '{ for (i = 1; i <= NF; i++) if ($i == "") $i = "-"; $1 = $1; print }'
 }
 # growth_tags MIN MAX INC: what blkid -i -o udev prints for these values, sorted, one line.
 growth_tags() {
 	_t=""
-	[ "$3" = 0 ] || _t="$_t ID_GROWTH_INCREMENT_BYTES=$3"
-	[ "$2" = 0 ] || _t="$_t ID_GROWTH_MAX_BYTES=$2"
-	[ "$1" = 0 ] || _t="$_t ID_GROWTH_MIN_BYTES=$1"
+	[ "$3" = 0 ] || [ "$3" = - ] || _t="$_t ID_GROWTH_INCREMENT_BYTES=$3"
+	[ "$2" = 0 ] || [ "$2" = - ] || _t="$_t ID_GROWTH_MAX_BYTES=$2"
+	[ "$1" = 0 ] || [ "$1" = - ] || _t="$_t ID_GROWTH_MIN_BYTES=$1"
 	echo "${_t# }"
 }
 
 # check PREFIX LIST: lsblk and blkid of every device in LIST against its values.
 check() {
-	LS=$(lsblk -b -o NAME,SIZE,GROW-MIN,GROW-MAX,GROW-INC 2>&1)
+	LS=$(lsblk -b -P -o NAME,SIZE,GROW-MIN,GROW-MAX,GROW-INC 2>&1)
 	echo "$LS" | sed "s/^/# $1: /"
 	for _spec in $(echo "$2" | tr ',' ' '); do
 		IFS=: read -r serial part size min max inc <<-EOF
@@ -57,6 +60,9 @@ if ! gh_has_hints "$(gh_disk "$(gh_param expect | sed 's/:.*//')")"; then
 fi
 
 check before "$(gh_param expect)"
+# --topology is what it is in stock util-linux: the GROW-* columns only when asked for.
+t_eq "lsblk -t prints stock util-linux's columns" "$(lsblk -t | sed -n '1{s/  */ /g;s/ $//;p}')" \
+	"NAME ALIGNMENT MIN-IO OPT-IO PHY-SEC LOG-SEC ROTA SCHED RQ-SIZE RA WSAME"
 
 # hints_are DISK "MIN MAX INC": a SCSI disk learns of the change with its next command.
 hints_are() {

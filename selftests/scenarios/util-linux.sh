@@ -2,22 +2,27 @@
 # shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
 # Scenario: blkid -i and lsblk of the util-linux series: disks and partitions, run-time change
 # lsblk -b -o NAME,SIZE,GROW-MIN,GROW-MAX,GROW-INC and blkid -i -o udev in the guest against what
-# the host gave QEMU: hinted virtio-blk and scsi-hd disks with GPTs (a last partition that grows
-# with the disk, others that cannot), a 4Kn scsi-hd disk with an MBR (capped at 2^32-1 sectors),
-# disks without hints; then the hints of two disks changed with block-set-growth-hints and
-# the next lsblk and blkid calls.
+# the host gave QEMU: hinted virtio-blk and scsi-hd disks with GPTs (a last partition that follows
+# the disk, with or without free space after it; one followed by another, which may grow up to
+# it), a 4Kn scsi-hd disk with an MBR (capped at 2^32-1 sectors), an MBR with a logical partition
+# (its place is not known: no hints at all), disks without hints; lsblk -t as in stock util-linux;
+# then the hints of two disks changed with block-set-growth-hints and the next lsblk and blkid
+# calls.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
 # serial bus size lbs min max inc table: the table is "gpt:P..." where each P is SIZE for a
-# partition that ends before the next (or with free space after it) and "rest" or "last"
-# for one that runs to the aligned end (sfdisk's default) or to the last usable sector; "mbr4k"
-# is one MBR partition from 1 MiB to the end in 4096-byte sectors; "-" no table.
+# partition that ends where the next one starts (or with free space after it) and "rest" or
+# "last" for one that runs to the aligned end (sfdisk's default) or to the last usable sector;
+# "mbr4k" is one MBR partition from 1 MiB to the end in 4096-byte sectors; "mbrlog" an MBR
+# with a primary partition, an extended one holding a logical one, and a primary one followed
+# by free space; "-" no table.
 disks=(
 	"ulvh virtio 10G 512 1G 64T 1G gpt:1G,rest"
 	"ulsh scsi 12G 512 0 10T 4M gpt:2G,last"
 	"ulsf scsi 12G 512 0 10T 4M gpt:4G,4G"
 	"ul4k scsi 12G 4096 3G 48T 3M mbr4k"
+	"ulml virtio 8G 512 1G 16T 1G mbrlog"
 	"ulvp virtio 8G 512 0 0 0 gpt:rest"
 	"ulsp scsi 8G 512 0 0 0 -"
 )
@@ -31,7 +36,8 @@ changes=(
 bytes() { numfmt --from=iec "$1"; }
 
 # mkimage IMG SIZE TABLE: a sparse image with the partition table; prints the partitions as
-# "start size" in 512-byte sectors (4096-byte ones for mbr4k) and the GPT's last usable sector.
+# "number start size kind" (kind: P primary, E extended, L logical) in 512-byte sectors
+# (4096-byte ones for mbr4k) and "last N" for a GPT's last usable sector.
 mkimage() {
 	local img=$1 size=$2 table=$3 script p sectors last
 	truncate -s "$size" "$img"
@@ -42,6 +48,12 @@ mkimage() {
 		# sfdisk sees 512-byte sectors in a file; the guest reads these numbers as 4096-byte
 		# sectors: 1 MiB to the end of the 4Kn disk.
 		printf 'label: dos\nstart=256, size=%d, type=83\n' $((sectors / 8 - 256)) |
+			sfdisk -q --no-reread "$img" >/dev/null 2>&1 || return 1
+		;;
+	mbrlog)
+		printf '%s\n' "label: dos" "start=1MiB, size=1023MiB, type=83" \
+			"start=1GiB, size=4GiB, type=5" "start=5GiB, size=1GiB, type=83" \
+			"start=1025MiB, size=2047MiB, type=83" |
 			sfdisk -q --no-reread "$img" >/dev/null 2>&1 || return 1
 		;;
 	gpt:*)
@@ -63,41 +75,72 @@ mkimage() {
 		;;
 	esac
 	if [ "$table" = mbr4k ]; then
-		echo "256 $((sectors / 8 - 256))"
+		echo "1 256 $((sectors / 8 - 256)) P"
 	else
-		sfdisk -J "$img" | jq -r '.partitiontable.partitions[] | "\(.start) \(.size)"'
-		sfdisk -J "$img" | jq -r '"last \(.partitiontable.lastlba)"'
+		sfdisk -J "$img" | jq -r '.partitiontable.partitions[] |
+			"\(.node | capture("(?<n>[0-9]+)$").n) \(.start) \(.size) \(.type)"' |
+			while read -r p start size type; do
+				case "$table:$p:$type" in
+				gpt:*) echo "$p $start $size P" ;;
+				*:5 | *:f | *:85) echo "$p $start $size E" ;;
+				*) if [ "$p" -gt 4 ]; then echo "$p $start $size L"; else echo "$p $start $size P"; fi ;;
+				esac
+			done
+		[ "${table%%:*}" != gpt ] || sfdisk -J "$img" | jq -r '"last \(.partitiontable.lastlba)"'
 	fi
 }
 
-# expect SERIAL PART SIZE MIN MAX INC: one entry of the guest's list (bytes).
+# expect SERIAL PART SIZE MIN MAX INC: one entry of the guest's list (bytes; "-" for none: the
+# place of the partition is not known).
 expect() { spec="$spec,$1:$2:$3:$4:$5:$6"; }
 
 # expected_parts SERIAL DISK-BYTES SECTOR CAP MIN MAX INC PARTS-FILE: the entries of the
-# partitions.  The last partition of the list grows with the disk when nothing but the GPT
-# backup and less than 1 MiB follows it: max = disk max - start - tail (at most CAP bytes if
-# CAP is not 0), min = disk min - start - tail (or 0).  The others report max = their size.
+# partitions (not of a DOS extended one, whose node the kernel makes 1 KiB long).  A partition
+# followed by another may grow up to it: max = next start - start, min 0.  The last one
+# follows the disk: max = disk max - start - what the table keeps at the end (the GPT's area
+# after its last usable sector, at most the tail; 0 for an MBR), at most CAP bytes if CAP is
+# not 0; min = disk min - start - the same (or 0), at most its size.  A logical partition has
+# no hints.  Both keep the disk's increment; a disk without hints has none (0).
 expected_parts() {
-	local serial=$1 disk=$2 ss=$3 cap=$4 min=$5 max=$6 inc=$7 list=$8 n=0 start size tail pmin pmax
-	local count reserved=0 last
-	count=$(grep -c -v '^last ' "$list" || true)
+	local serial=$1 disk=$2 ss=$3 cap=$4 min=$5 max=$6 inc=$7 list=$8 p start size kind
+	local reserved=0 last next keep pmin pmax x xs
 	last=$(sed -n 's/^last //p' "$list")
 	[ -z "$last" ] || reserved=$((disk - (last + 1) * ss))
-	while read -r start size; do
-		[ "$start" != last ] || continue
-		n=$((n + 1))
-		tail=$((disk - (start + size) * ss))
-		pmin=0 pmax=$((size * ss))
-		if [ "$max" != 0 ] && [ "$n" = "$count" ] && [ "$tail" -le $((reserved + (1 << 20))) ]; then
-			pmax=$((max - start * ss - tail))
-			[ "$min" -le $((start * ss + tail)) ] || pmin=$((min - start * ss - tail))
-			[ "$cap" = 0 ] || [ "$pmax" -le "$cap" ] || pmax=$cap
-			h_diag "$serial$n: start $((start * ss)), tail $tail (table's end area $reserved): grows to $pmax"
-		else
-			h_diag "$serial$n: start $((start * ss)), tail $tail: will not grow"
+	while read -r p start size kind; do
+		[ "$p" != last ] || continue
+		[ "$kind" != E ] || continue
+		if [ "$max" = 0 ]; then
+			expect "$serial" "$p" $((size * ss)) 0 0 0
+			continue
 		fi
-		[ "$max" != 0 ] || pmax=0 inc=0
-		expect "$serial" "$n" $((size * ss)) "$pmin" "$pmax" "$inc"
+		if [ "$kind" = L ]; then
+			h_diag "$serial$p: a logical partition: no hints"
+			expect "$serial" "$p" $((size * ss)) - - -
+			continue
+		fi
+		next=""
+		while read -r x xs _ _; do
+			if [ "$x" = last ] || [ "$x" = "$p" ] || [ "$xs" -lt $((start + size)) ]; then
+				continue
+			fi
+			if [ -z "$next" ] || [ "$xs" -lt "$next" ]; then
+				next=$xs
+			fi
+		done < "$list"
+		if [ -n "$next" ]; then
+			pmin=0 pmax=$(((next - start) * ss))
+			h_diag "$serial$p: start $((start * ss)), next partition at $((next * ss)): grows to $pmax"
+		else
+			keep=$((disk - (start + size) * ss))
+			[ "$keep" -le "$reserved" ] || keep=$reserved
+			pmax=$((max - start * ss - keep))
+			[ "$cap" = 0 ] || [ "$pmax" -le "$cap" ] || pmax=$cap
+			pmin=0
+			[ "$min" -le $((start * ss + keep)) ] || pmin=$((min - start * ss - keep))
+			[ "$pmin" -le $((size * ss)) ] || pmin=$((size * ss))
+			h_diag "$serial$p: start $((start * ss)), last ($keep bytes kept by the table): grows to $pmax"
+		fi
+		expect "$serial" "$p" $((size * ss)) "$pmin" "$pmax" "$inc"
 	done < "$list"
 }
 
@@ -113,6 +156,8 @@ specs() {
 		-) ;;
 		# an MBR entry counts at most 2^32-1 sectors
 		mbr4k) expected_parts "$serial" "$(bytes "$size")" 4096 $((0xffffffff * 4096)) \
+			"$(bytes "$min")" "$(bytes "$max")" "$(bytes "$inc")" "$GH_WORK/img/$serial.parts" ;;
+		mbr*) expected_parts "$serial" "$(bytes "$size")" 512 $((0xffffffff * 512)) \
 			"$(bytes "$min")" "$(bytes "$max")" "$(bytes "$inc")" "$GH_WORK/img/$serial.parts" ;;
 		*) expected_parts "$serial" "$(bytes "$size")" 512 0 \
 			"$(bytes "$min")" "$(bytes "$max")" "$(bytes "$inc")" "$GH_WORK/img/$serial.parts" ;;
