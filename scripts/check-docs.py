@@ -228,7 +228,7 @@ both_ways(("sysfs attribute", "sysfs attributes"), attrs, named(r"\b(?!blkid_)([
           {GUIDE: guide, "the kernel series' ABI text (queue/)": abi + " ".join(a for a in attrs if "vpd" in a)})
 props = set(find(r'DEFINE_PROP_\w+\("([a-z-]*growth[a-z-]*)"', qall))
 qmp = set(find(r"'command':\s*'([a-z-]*growth[a-z-]*)'", qall))
-suites = set(find(r'^\s*"([a-z-]+)\|', read("scripts/check.sh")))
+suites = set(find(r'^\s*"([a-z0-9-]+)\|', read("scripts/check.sh")))
 scenarios = {os.path.basename(p)[:-3] for p in glob.glob(TOP + "/selftests/scenarios/*.sh")}
 others = suites | scenarios | {os.path.basename(p)[:-2] for p in glob.glob(TOP + "/tools/*.c")} | {
     os.path.basename(p)[:-2] for p in ADDED["qemu"] if p.startswith("tests/qtest/")}

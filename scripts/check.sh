@@ -28,6 +28,7 @@ suites=(
 	"tools|tools/Makefile|make -s -C tools check"
 	"util-linux|scripts/test-util-linux.sh|bash scripts/test-util-linux.sh"
 	"mkfs-native|scripts/test-mkfs-native.sh|bash scripts/test-mkfs-native.sh"
+	"e2fsprogs|scripts/test-e2fsprogs.sh|bash scripts/test-e2fsprogs.sh"
 	"qtest|scripts/qtest.sh|bash scripts/qtest.sh"
 	"iotests|scripts/iotests.sh|bash scripts/iotests.sh"
 	"qemu-compat|scripts/qemu-compat.sh|bash scripts/qemu-compat.sh"
