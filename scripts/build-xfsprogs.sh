@@ -77,6 +77,10 @@ if [ "$mode" != --stock ]; then
 	fi
 fi
 want="${cfg[*]} CFLAGS=$cflags LDFLAGS=$ldflags"
+# configure's answers depend on the libblkid it finds: a new one (its header) configures again.
+if [ "$mode" != --system-blkid ] && [ -f "$ul/include/blkid/blkid.h" ]; then
+	want="$want blkid.h=$(sha256sum < "$ul/include/blkid/blkid.h" | cut -d' ' -f1)"
+fi
 if [ ! -f "$obj/include/builddefs" ] || [ "$(cat "$obj/.configure-opts" 2>/dev/null)" != "$want" ]; then
 	info "configuring xfsprogs in $obj"
 	# The makefiles do not track flags: a new configuration rebuilds everything (ccache).

@@ -86,49 +86,198 @@ img 10G
 mke2fs_ "$series_e2/mke2fs" "" growth_target=10G
 eq "ext4 10G target 10G: no resize_inode" \
 	"$(e2field "Filesystem features" | tr ' ' '\n' | grep -c '^resize_inode$' || true)" 0
-# 10 GiB for 10 TiB: one AG of the size mkfs.xfs gives a filesystem made at 10 TiB (1 TiB),
-# larger than the file; xfs_repair takes its geometry from the primary superblock.
+# XFS with a target (what plain mkfs.xfs makes on a disk with the same hints, bar the log):
+# two AGs within the file, 7/8 of it, whatever the target; a layout Debian's xfs_repair takes.
+# log_in_device: the internal log ends inside the data section (AG number and block from
+# logstart).
+log_in_device() {
+	local start agblklog agblocks dblocks logblocks
+	start=$(xfsfield logstart) agblklog=$(xfsfield agblklog) agblocks=$(xfsfield agblocks)
+	dblocks=$(xfsfield dblocks) logblocks=$(xfsfield logblocks)
+	[ $(((start >> agblklog) * agblocks + (start & ((1 << agblklog) - 1)) + logblocks)) -le "$dblocks" ]
+}
+check_log() { if log_in_device; then ok "$1: the internal log ends inside the device"; else nok "$1: the internal log ends inside the device"; fi; }
+stock_repair=$(command -v xfs_repair || true)
+# repair_n NAME BIN: xfs_repair -n BIN accepts the image
+repair_n() {
+	local out
+	if out=$("$2" -n "$work/img" 2>&1); then
+		ok "$1"
+	else
+		echo "$out" | first_lines 6 | sed 's/^/# /' || true
+		nok "$1"
+	fi
+}
+img 10G
+"$series_xfs/mkfs.xfs" -q -f -d growth_target=10t "$work/img"
+eq "xfs 10G target 10T: two AGs of 8960 MiB (7/8 of the file)" \
+	"$(xfsfield agcount) $(xfsfield agblocks)" "2 $((8960 * 256))"
+eq "xfs 10G target 10T: log 320 MiB (the target's, at most 1/32)" "$(xfsfield logblocks)" $((320 * 256))
+check_log "xfs 10G target 10T"
+repair_n "xfs 10G target 10T: the series' xfs_repair -n clean" "$series_xfs/xfs_repair"
+if [ -n "$stock_repair" ]; then
+	repair_n "xfs 10G target 10T: this host's xfs_repair -n clean ($("$stock_repair" -V))" "$stock_repair"
+	cp --sparse=always "$work/img" "$work/img.keep"
+	dd if=/dev/zero of="$work/img" bs=512 count=1 conv=notrunc status=none
+	if "$stock_repair" "$work/img" >"$work/repair.log" 2>&1 && "$stock_repair" -n "$work/img" >/dev/null 2>&1; then
+		ok "xfs 10G target 10T: first sector zeroed, this host's xfs_repair restores it from AG 1"
+	else
+		first_lines 6 < "$work/repair.log" | sed 's/^/# /' || true
+		nok "xfs 10G target 10T: first sector zeroed, this host's xfs_repair restores it from AG 1"
+	fi
+	mv "$work/img.keep" "$work/img"
+else
+	ok "xfs 10G target 10T: this host's xfs_repair # SKIP no xfs_repair on this host (apt package xfsprogs)"
+fi
+# growth_target=64t: the AG size is still 7/8 of the file (a target is not capped, the file is).
+"$series_xfs/mkfs.xfs" -q -f -d growth_target=64t "$work/img"
+eq "xfs 10G target 64T: agcount 2" "$(xfsfield agcount)" 2
+img 300M
+"$series_xfs/mkfs.xfs" -q -f -d growth_target=10g "$work/img"
+eq "xfs 300M target 10G: agsize 262 MiB" "$(xfsfield agblocks)" $((262 * 256))
+eq "xfs 300M target 10G: log in AG 0" "$(( $(xfsfield logstart) < 262 * 256 ))" 1
+check_log "xfs 300M target 10G"
+repair_n "xfs 300M target 10G: xfs_repair -n clean" "$series_xfs/xfs_repair"
+
+# A non-rotational device: mkfs.xfs's implicit concurrency default makes an AG per CPU when the
+# device is large enough; the growth layout keeps that many AGs (one per CPU at most) and makes
+# them only as large as that allows.  A loop device with rotational=0; the CPU count of a larger
+# machine through an LD_PRELOAD shim (scripts/ncpus-shim.c).  Root only.
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null &&
+	cc -shared -fPIC -o "$work/ncpus.so" "$top/scripts/ncpus-shim.c" -ldl 2>"$work/cc.log"; then
+	# ssd_geom BIN CPUS [OPTS...]: "agcount agsize" of BIN on a 100 GiB non-rotational loop device
+	ssd_geom() {
+		local bin=$1 cpus=$2 dev
+		shift 2
+		img 100G
+		dev=$(losetup -f --show "$work/img")
+		echo 0 > "/sys/block/${dev#/dev/}/queue/rotational"
+		GH_NCPUS=$cpus LD_PRELOAD="$work/ncpus.so" "$bin" -q -f "$@" "$dev" >/dev/null 2>&1
+		losetup -d "$dev"
+		echo "$(xfsfield agcount) $(xfsfield agblocks)"
+	}
+	g=$((100 << 18)) # 100 GiB in 4 KiB blocks
+	eq "xfs SSD 100G, 2 CPUs, target 64T: two AGs of 7/8 (the default's four are not per CPU)" \
+		"$(ssd_geom "$series_xfs/mkfs.xfs" 2 -d growth_target=64t)" "2 $((89600 * 256))"
+	eq "xfs SSD 100G, 4 CPUs, unpatched: four AGs of 25 GiB" "$(ssd_geom "$stock_xfs/mkfs.xfs" 4)" "4 $((g / 4))"
+	eq "xfs SSD 100G, 4 CPUs, target 64T: four AGs, as large as four allow (29866 MiB)" \
+		"$(ssd_geom "$series_xfs/mkfs.xfs" 4 -d growth_target=64t)" "4 $((29866 * 256))"
+	stock8=$(ssd_geom "$stock_xfs/mkfs.xfs" 8)
+	eq "xfs SSD 100G, 8 CPUs, unpatched: eight AGs" "${stock8%% *}" 8
+	eq "xfs SSD 100G, 8 CPUs, target 64T: the concurrency geometry unchanged" \
+		"$(ssd_geom "$series_xfs/mkfs.xfs" 8 -d growth_target=64t)" "$stock8"
+	eq "xfs SSD 100G, 8 CPUs, explicit -d concurrency=8 without a target: unpatched geometry" \
+		"$(ssd_geom "$series_xfs/mkfs.xfs" 8 -d concurrency=8)" "$stock8"
+else
+	ok "xfs on a non-rotational device # SKIP needs root, losetup and cc ($(first_line < "$work/cc.log" 2>/dev/null))"
+fi
+
+# Options that set the AG geometry themselves conflict with growth_target and
+# growth_single_ag; growth_single_ag needs growth_target and CRCs.
+refused() { # refused NAME WANT ARGS...: mkfs.xfs ARGS fails, saying WANT
+	local name=$1 want=$2 out
+	shift 2
+	if out=$("$series_xfs/mkfs.xfs" -N -f "$@" "$work/img" 2>&1); then
+		nok "$name: refused"
+	elif [[ $out == *"$want"* ]]; then
+		ok "$name: refused ($want)"
+	else
+		echo "$out" | first_lines 4 | sed 's/^/# /' || true
+		nok "$name: refused, saying '$want'"
+	fi
+}
+img 10G
+refused "xfs -d growth_target=1t,agcount=4" "Cannot specify both" -d growth_target=1t,agcount=4
+refused "xfs -d agsize=1g,growth_target=1t" "Cannot specify both" -d agsize=1g,growth_target=1t
+refused "xfs -d growth_target=1t,concurrency=4" "Cannot specify both" -d growth_target=1t,concurrency=4
+refused "xfs -d growth_single_ag=1,agcount=4" "Cannot specify both" -d growth_single_ag=1,agcount=4
+refused "xfs -d growth_target=5g" "growth_target must not be smaller than the filesystem" -d growth_target=5g
+refused "xfs -d growth_single_ag=1 without a target" "needs growth_target" -d growth_single_ag=1
+refused "xfs -m crc=0 -d growth_target=64t,growth_single_ag=1" "needs a V5 filesystem" \
+	-m crc=0 -d growth_target=64t,growth_single_ag=1
+# A user's agsize larger than the device is still refused.
+refused "xfs 10G -d agsize=16g" "too big, data area is" -d agsize=16g
+
+# The opt-in image mode: one AG of the target's AG size (mkfs.xfs's at 10 TiB), larger than
+# the filesystem, which is one block smaller than the file: the block after it holds a spare
+# superblock (magic XSSB).  Only the series' xfs_repair takes it.
 img 10T
 "$stock_xfs/mkfs.xfs" -q -f "$work/img"
 ref_agblocks=$(xfsfield agblocks)
 img 10G
-"$series_xfs/mkfs.xfs" -q -f -d growth_target=10t "$work/img"
-eq "xfs 10G target 10T: one AG" "$(xfsfield agcount)" 1
-eq "xfs 10G target 10T: agsize of mkfs.xfs at 10T ($ref_agblocks blocks)" "$(xfsfield agblocks)" "$ref_agblocks"
-eq "xfs 10G target 10T: data blocks of the file" "$(xfsfield dblocks)" $((10 << 18))
-eq "xfs 10G target 10T: log 320 MiB" "$(xfsfield logblocks)" $((320 * 256))
+"$series_xfs/mkfs.xfs" -q -f -d growth_target=10t,growth_single_ag=1 "$work/img" 2>"$work/mkfs.err"
+eq "xfs 10G image mode: one AG of mkfs.xfs's AG size at 10T ($ref_agblocks blocks)" \
+	"$(xfsfield agcount) $(xfsfield agblocks)" "1 $ref_agblocks"
+eq "xfs 10G image mode: data blocks = the file less one block" "$(xfsfield dblocks)" $(((10 << 18) - 1))
+if matches "EXPERIMENTAL" < "$work/mkfs.err"; then
+	ok "xfs 10G image mode: mkfs warns that it is experimental"
+else
+	nok "xfs 10G image mode: mkfs warns that it is experimental"
+fi
+eq "xfs 10G image mode: the spare superblock's magic in the last block" \
+	"$(dd if="$work/img" bs=4 count=1 skip=$((((10 << 18) - 1) * 4096)) iflag=skip_bytes status=none)" XSSB
+check_log "xfs 10G image mode"
 if out=$("$series_xfs/xfs_repair" -n "$work/img" 2>&1) &&
-	[[ $out == *"Single AG - geometry taken from the primary superblock (CRC ok)"* ]]; then
-	ok "xfs 10G target 10T: xfs_repair -n clean, geometry from the primary"
+	[[ $out == *"One AG larger than the filesystem: geometry from the primary superblock (CRC ok)"* ]]; then
+	ok "xfs 10G image mode: the series' xfs_repair -n clean, geometry from the primary"
 else
 	echo "$out" | first_lines 8 | sed 's/^/# /' || true
-	nok "xfs 10G target 10T: xfs_repair -n clean, geometry from the primary"
+	nok "xfs 10G image mode: the series' xfs_repair -n clean, geometry from the primary"
 fi
-# The opt-out and a filesystem without CRCs: two AGs within the file (7/8 of it).
-"$series_xfs/mkfs.xfs" -q -f -d growth_target=10t,growth_single_ag=0 "$work/img"
-eq "xfs 10G target 10T growth_single_ag=0: agsize 8960 MiB" "$(xfsfield agblocks)" $((8960 * 256))
-eq "xfs 10G target 10T growth_single_ag=0: agcount 2" "$(xfsfield agcount)" 2
-printf '[data]\ngrowth_single_ag=0\n' > "$work/single.cfg"
-"$series_xfs/mkfs.xfs" -q -f -d growth_target=10t -c options="$work/single.cfg" "$work/img" >/dev/null
-eq "xfs 10G target 10T, -c growth_single_ag=0: agcount 2" "$(xfsfield agcount)" 2
-"$series_xfs/mkfs.xfs" -q -f -m crc=0 -d growth_target=10t "$work/img" >/dev/null 2>&1
-eq "xfs 10G target 10T crc=0: agcount 2 (no CRC to trust a single superblock)" "$(xfsfield agcount)" 2
-# A user's agsize larger than the device is still refused.
-if "$series_xfs/mkfs.xfs" -q -f -d agsize=16g "$work/img" >/dev/null 2>&1; then
-	nok "xfs 10G -d agsize=16g: still refused"
+if [ -n "$stock_repair" ]; then
+	if out=$("$stock_repair" -n "$work/img" 2>&1); then
+		nok "xfs 10G image mode: this host's xfs_repair refuses it (as the man page says)"
+	elif [[ $out == *"Only one AG detected"* ]]; then
+		ok "xfs 10G image mode: this host's xfs_repair refuses it (as the man page says)"
+	else
+		echo "$out" | first_lines 4 | sed 's/^/# /' || true
+		nok "xfs 10G image mode: this host's xfs_repair refuses it, 'Only one AG detected'"
+	fi
+fi
+# Primary superblock lost: the series' xfs_repair restores it from the spare.
+dd if=/dev/zero of="$work/img" bs=512 count=1 conv=notrunc status=none
+if "$series_xfs/xfs_repair" "$work/img" >"$work/repair.log" 2>&1 &&
+	matches "found the spare superblock" < "$work/repair.log"; then
+	ok "xfs 10G image mode: first sector zeroed, the series' xfs_repair restores it from the spare"
 else
-	ok "xfs 10G -d agsize=16g: still refused"
+	first_lines 8 < "$work/repair.log" | sed 's/^/# /' || true
+	nok "xfs 10G image mode: first sector zeroed, the series' xfs_repair restores it from the spare"
 fi
-img 300M
-"$series_xfs/mkfs.xfs" -q -f -d growth_target=10g "$work/img"
-eq "xfs 300M target 10G: one AG of 2560 MiB" "$(xfsfield agcount) $(xfsfield agblocks)" "1 $((2560 * 256))"
-"$series_xfs/mkfs.xfs" -q -f -d growth_target=10g,growth_single_ag=0 "$work/img"
-eq "xfs 300M target 10G growth_single_ag=0: agsize 262 MiB" "$(xfsfield agblocks)" $((262 * 256))
-eq "xfs 300M target 10G growth_single_ag=0: log in AG 0" "$(( $(xfsfield logstart) < 262 * 256 ))" 1
+eq "xfs 10G image mode, restored: one AG, dblocks as made" "$(xfsfield agcount) $(xfsfield dblocks)" \
+	"1 $(((10 << 18) - 1))"
+repair_n "xfs 10G image mode, restored: xfs_repair -n clean" "$series_xfs/xfs_repair"
+# A spare that disagrees with AG 0's AGF (here: a spare moved one block) is not taken.
+"$series_xfs/mkfs.xfs" -q -f -d growth_target=10t,growth_single_ag=1 "$work/img" 2>/dev/null
+dd if="$work/img" of="$work/img" bs=4096 skip=$(((10 << 18) - 1)) seek=$(((10 << 18) - 2)) count=1 \
+	conv=notrunc status=none
+dd if=/dev/zero of="$work/img" bs=512 count=1 conv=notrunc status=none
 if "$series_xfs/xfs_repair" -n "$work/img" >/dev/null 2>&1; then
-	ok "xfs 300M target 10G growth_single_ag=0: xfs_repair -n clean"
+	nok "xfs 10G image mode: a spare that is not right after the filesystem is not taken"
 else
-	nok "xfs 300M target 10G growth_single_ag=0: xfs_repair -n clean"
+	ok "xfs 10G image mode: a spare that is not right after the filesystem is not taken"
 fi
+# Every other single-AG filesystem still needs -o force_geometry (fstests xfs/202).
+img 300M
+"$series_xfs/mkfs.xfs" -q -f --unsupported -d agcount=1 "$work/img" >/dev/null 2>&1
+if out=$("$series_xfs/xfs_repair" -n "$work/img" 2>&1); then
+	nok "xfs 300M agcount=1 (--unsupported): xfs_repair still refuses without force_geometry"
+elif [[ $out == *"Only one AG detected"* ]]; then
+	ok "xfs 300M agcount=1 (--unsupported): xfs_repair still refuses without force_geometry"
+else
+	echo "$out" | first_lines 4 | sed 's/^/# /' || true
+	nok "xfs 300M agcount=1 (--unsupported): xfs_repair still refuses, 'Only one AG detected'"
+fi
+# The review's reproducer of a log planned past the end of the device: refused or inside.
+img 512M
+if "$series_xfs/mkfs.xfs" -N -f -l size=1g -d growth_target=64t,growth_single_ag=1 "$work/img" >/dev/null 2>&1; then
+	nok "xfs 512M image mode -l size=1g: refused"
+else
+	ok "xfs 512M image mode -l size=1g: refused"
+fi
+"$series_xfs/mkfs.xfs" -q -f -l size=400m -d growth_target=64t,growth_single_ag=1 "$work/img" 2>/dev/null
+check_log "xfs 512M image mode -l size=400m"
+img 1G
+"$series_xfs/mkfs.xfs" -q -f -l concurrency=192 -d growth_target=64t,growth_single_ag=1 "$work/img" 2>/dev/null
+check_log "xfs 1G image mode -l concurrency=192"
 echo "1..$n"
 [ "$failed" = 0 ]
