@@ -423,30 +423,35 @@ static void plan_ext4(struct gh_plan *p, const struct gh_plan_req *req, const st
 	}
 
 	/*
-	 * Inode ratio (POLICY.md): the type of the size as made, unless the
+	 * Usage type (POLICY.md): the type of the size as made, unless the
 	 * final size is a target.  A small device keeps its 1 KiB blocks:
 	 * 4 KiB blocks would give it fewer backup superblocks than the
-	 * defaults (POLICY.md 3.4).
+	 * defaults (POLICY.md 3.4).  With a target, an image is still filled
+	 * at the size as made: never fewer inodes than its type gives (the
+	 * smaller of the two ratios, POLICY.md 3.6), so what is left of the
+	 * target's type is its 4 KiB blocks where the size as made is small.
 	 */
 	type = type_now;
 	ratio = ratio_now;
 	if (p->target)
 		type = ext4_type(p->final, &ratio);
+	if (ratio_now < ratio)
+		ratio = ratio_now;
 	if (!g->blocksize)
 		bs = BLOCK;
-	if (!p->guess && strcmp(type, type_now)) {
-		if (!strcmp(type, "default")) {
-			/* No "default" type in mke2fs.conf: spell it out. */
-			add_opt(p, 'b', "", "4096");
-			add_opt(p, 'I', "", "256");
-			add_opt(p, 'i', "", "16384");
-		} else {
-			add_opt(p, 'T', "", type);
-		}
+	if (!p->guess && strcmp(type, type_now) && small &&
+	    strcmp(type, "small") && strcmp(type, "floppy")) {
+		/* No "default" type in mke2fs.conf to name: spell it out. */
+		snprintf(v, sizeof(v), "%u", ratio);
+		add_opt(p, 'b', "", "4096");
+		add_opt(p, 'I', "", "256");
+		add_opt(p, 'i', "", v);
 		p->usage_type = type;
 		p->inode_ratio = ratio;
 	} else if (small) {
 		bs = p->blocksize;	/* the small type's blocks */
+	} else if (!p->guess) {
+		p->usage_type = type;
 	}
 	p->blocksize = (uint32_t)bs;
 	sb = p->size / bs;

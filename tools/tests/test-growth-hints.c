@@ -1017,15 +1017,22 @@ static void t_user_args(struct t *t)
 
 	if (plan_target(t, GH_FS_EXT4, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-T big -O 64bit -J size=320");
+	/* the inodes of the size as made: nothing of the big type is left */
+	CHECK_STR(t, a, "-O 64bit -J size=320");
+	CHECK_U64(t, p.inode_ratio, 16384);
 	plan_args(t, &p, u4, 4, a, sizeof(a));
 	CHECK_STR(t, a, "-O 64bit -J size=320");
 	plan_args(t, &p, u5, 2, a, sizeof(a));
-	CHECK_STR(t, a, "-T big -O 64bit -J size=320");
+	CHECK_STR(t, a, "-O 64bit -J size=320");
 	plan_args(t, &p, u6, 3, a, sizeof(a));
-	CHECK_STR(t, a, "-T big -O 64bit");
+	CHECK_STR(t, a, "-O 64bit");
 	plan_args(t, &p, u7, 2, a, sizeof(a));
-	CHECK_STR(t, a, "-T big -O 64bit");
+	CHECK_STR(t, a, "-O 64bit");
+	/* 300 MiB ("small") for 10 GiB: 4 KiB blocks, the small type's inodes */
+	if (plan_target(t, GH_FS_EXT4, 300 * MiB, 10 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-b 4096 -I 256 -i 4096 -E resize=2621440 -O 64bit");
+	CHECK_U64(t, p.inode_ratio, 4096);
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -1583,7 +1590,8 @@ static void t_final_and_version(struct t *t)
 	disk(t, "vdb", 10 * GiB / 512, NULL, NULL, NULL);
 	CHECK(t, run_tool(t, NULL, fin, out, sizeof(out), err, sizeof(err)) == 0);
 	CHECK_U64(t, json_u64(out, "final"), 8 * TiB);
-	CHECK_U64(t, json_u64(out, "inode_ratio"), 32768);
+	/* the inodes of 10 GiB, not of 8 TiB's big type (32768) */
+	CHECK_U64(t, json_u64(out, "inode_ratio"), 16384);
 	CHECK(t, run_tool(t, NULL, ver, out, sizeof(out), err, sizeof(err)) == 0);
 	CHECK(t, !strncmp(out, "growth-mkfs ", 12));
 }
