@@ -77,15 +77,16 @@ done
 # 2. An explicit target (POLICY.md 4: "10 GiB, target 10 TiB", "10 GiB -> 100 GiB").
 img 10G
 mke2fs_ "$series_e2/mke2fs" "" growth_target=10T
-eq "ext4 10G target 10T: inodes of the big type (32 KiB each)" "$(e2field "Inode count")" $((10 * 1024 * 1024 / 32))
+eq "ext4 10G target 10T: inodes of the size as made (16 KiB each, not the big type's 32)" "$(e2field "Inode count")" $((10 * 1024 * 1024 / 16))
 eq "ext4 10G target 10T: journal 320 MiB (1/32 of 10 GiB)" "$(e2field "Total journal blocks")" $((320 * 256))
 img 10G
 mke2fs_ "$series_e2/mke2fs" "" growth_target=100G
 eq "ext4 10G target 100G: reserved GDT blocks 11" "$(e2field "Reserved GDT blocks")" 11
 img 10G
 mke2fs_ "$series_e2/mke2fs" "" growth_target=10G
-eq "ext4 10G target 10G: no resize_inode" \
-	"$(e2field "Filesystem features" | tr ' ' '\n' | grep -c '^resize_inode$' || true)" 0
+# A target of the size as made changes nothing: resize_inode and mke2fs's reserve stay.
+eq "ext4 10G target 10G: resize_inode and mke2fs's reserve kept" \
+	"$(e2field "Filesystem features" | tr ' ' '\n' | grep -c '^resize_inode$' || true) $(e2field "Reserved GDT blocks")" "1 1024"
 # XFS with a target (what plain mkfs.xfs makes on a disk with the same hints, bar the log):
 # two AGs within the file, 7/8 of it, whatever the target; a layout Debian's xfs_repair takes.
 # log_in_device: the internal log ends inside the data section (AG number and block from
