@@ -5,11 +5,11 @@
 # steps under I/O and checked clean; on a disk without hints, and with the opt-out knobs
 # (mke2fs.conf use_growth_hints = false, mkfs.xfs -c with growth_hints=0), exactly the
 # geometry of the unpatched bases (/opt/gh-mkfs-stock).
-# A disk that may grow far (gh.single): mkfs.xfs makes one AG of the size a filesystem made at
-# the maximum has, larger than the disk; grown in steps under I/O (the AG filled out, a second AG
-# with the first secondary superblock, the maximum) it ends with the geometry of mkfs.xfs at the
-# maximum; xfs_repair takes the single AG's geometry from the primary superblock, and refuses a
-# primary whose CRC is bad; -d growth_single_ag=0 gives two AGs.
+# A disk that may grow far (gh.single): plain mkfs.xfs makes two AGs within it; the opt-in image
+# mode (-d growth_target=,growth_single_ag=1) makes one AG of the size a filesystem made at the
+# maximum has, larger than the disk, with a spare superblock after it; grown in steps under I/O
+# (the AG filled out, a second AG with the first secondary superblock, the maximum) it ends with
+# the geometry of mkfs.xfs at the maximum; its lost primary superblock is restored from the spare.
 # gh.hinted=SERIAL,SERIAL (ext4, xfs)  gh.control=SERIAL  gh.max=BYTES  gh.steps=BYTES,...
 # gh.single=SERIAL:QEMU-ID  gh.single_max=BYTES  gh.single_steps=BYTES,...
 # shellcheck source=SCRIPTDIR/lib/gh.sh
@@ -191,10 +191,14 @@ umount /mnt/xfs
 t_cmd "ext4 e2fsck -fn" e2fsck -fn "/dev/$ext"
 t_cmd "xfs xfs_repair -n" xfs_repair -n "/dev/$xfs"
 
-# 5. A disk that may grow far: one AG larger than the disk, grown into the geometry of a
-# filesystem made at the maximum.
+# 5. A disk that may grow far: plain mkfs.xfs makes two AGs within it (7/8 of it), a layout every
+# xfs_repair takes.  The opt-in image mode (-d growth_target=MAX,growth_single_ag=1) makes one AG
+# of the size a filesystem made at the maximum has, larger than the disk, and a spare superblock
+# in the block after it; grown in steps under I/O it ends with the geometry of mkfs.xfs at the
+# maximum.  Lost primary superblock after a growth within the AG: restored from the spare, with
+# the size of the grown filesystem (from AG 0's AGF).
 single=$(gh_param single)
-one=$(gh_disk "${single%%:*}") || { t_fail "single-AG disk present"; gh_done; exit; }
+one=$(gh_disk "${single%%:*}") || { t_fail "far-growth disk present"; gh_done; exit; }
 one_id=${single#*:}
 one_max=$(gh_param single_max)
 S1=$(gh_size_bytes "$one")
@@ -205,68 +209,94 @@ rm -f /tmp/atmax
 ref_agsize=$(echo "$ref" | tr ' ' '\n' | tr -d ',' | sed -n 's/^agsize=//p' | sed -n 1p)
 ref_agcount=$(echo "$ref" | tr ' ' '\n' | tr -d ',' | sed -n 's/^agcount=//p' | sed -n 1p)
 diag "mkfs.xfs at $((one_max >> 30)) GiB: agcount $ref_agcount agsize $ref_agsize"
-t_cmd "single AG: mkfs.xfs -d growth_single_ag=0" mkfs.xfs -q -f -d growth_single_ag=0 "/dev/$one"
-t_eq "single AG: growth_single_ag=0 keeps two AGs" "$(xfs_field "$one" agcount)" 2
-out=$(mkfs.xfs -f "/dev/$one" 2>&1) || t_fail "single AG: mkfs.xfs"
-if [ "$(echo "$out" | grep -c "^growth hints: /dev/$one may grow to $((one_max >> 20)) MiB, one AG of $((ref_agsize / 256)) MiB, no secondary superblock yet$")" = 1 ]; then
-	t_ok "single AG: mkfs.xfs says it made one AG larger than the disk"
+out=$(mkfs.xfs -f "/dev/$one" 2>&1) || t_fail "far growth: mkfs.xfs"
+if [ "$(echo "$out" | grep -c "^growth hints: /dev/$one may grow to $((one_max >> 20)) MiB, agsize chosen for it$")" = 1 ]; then
+	t_ok "far growth: mkfs.xfs says the hints were used"
 else
 	echo "$out" | sed 's/^/# /'
-	t_fail "single AG: mkfs.xfs says it made one AG larger than the disk"
+	t_fail "far growth: mkfs.xfs says the hints were used"
 fi
-t_eq "single AG: agcount" "$(xfs_field "$one" agcount)" 1
-t_eq "single AG: agsize of mkfs.xfs at $((one_max >> 30)) GiB" "$(xfs_field "$one" agsize)" "$ref_agsize"
-t_eq "single AG: data blocks of the disk" "$(xfs_field "$one" blocks)" $((S1 / 4096))
+eighth=$((S1 / 4096 / 8))
+seven8=$((eighth * 7))
+t_eq "far growth: plain mkfs.xfs makes two AGs of 7/8 of the disk" \
+	"$(xfs_field "$one" agcount) $(xfs_field "$one" agsize)" "2 $((seven8 - seven8 % mib))"
+t_cmd "far growth: xfs_repair -n" xfs_repair -n "/dev/$one"
+
+out=$(mkfs.xfs -f -d growth_target="$one_max",growth_single_ag=1 "/dev/$one" 2>&1) ||
+	t_fail "image mode: mkfs.xfs"
+case "$out" in
+*"EXPERIMENTAL"*) t_ok "image mode: mkfs.xfs warns that it is experimental" ;;
+*) echo "$out" | sed 's/^/# /'; t_fail "image mode: mkfs.xfs warns that it is experimental" ;;
+esac
+t_eq "image mode: one AG of mkfs.xfs's AG size at $((one_max >> 30)) GiB" \
+	"$(xfs_field "$one" agcount) $(xfs_field "$one" agsize)" "1 $ref_agsize"
+t_eq "image mode: data blocks of the disk less the spare's" "$(xfs_field "$one" blocks)" $((S1 / 4096 - 1))
 out=$(xfs_repair -n "/dev/$one" 2>&1)
 case "$out" in
-*"Single AG - geometry taken from the primary superblock (CRC ok)"*) t_ok "single AG: xfs_repair -n takes the geometry from the primary" ;;
-*) echo "$out" | sed -n '1,8s/^/# /p'; t_fail "single AG: xfs_repair -n takes the geometry from the primary" ;;
+*"One AG larger than the filesystem: geometry from the primary superblock (CRC ok)"*)
+	t_ok "image mode: xfs_repair -n takes the geometry from the primary" ;;
+*) echo "$out" | sed -n '1,8s/^/# /p'; t_fail "image mode: xfs_repair -n takes the geometry from the primary" ;;
 esac
-# A primary superblock with a bad CRC is not trusted: repair looks for a secondary, finds none.
+# A primary superblock with a bad CRC is not trusted: repair looks for a secondary, then the spare.
 dd if="/dev/$one" of=/tmp/sb0 bs=512 count=1 2>/dev/null
 printf '\377' | dd of="/dev/$one" bs=1 seek=108 count=1 conv=notrunc,fsync 2>/dev/null
-if out=$(xfs_repair -n "/dev/$one" 2>&1); then
-	t_fail "single AG: xfs_repair -n refuses a primary with a bad CRC"
-else
-	case "$out" in
-	*"Single AG - geometry taken"*) t_fail "single AG: xfs_repair -n refuses a primary with a bad CRC" ;;
-	*) t_ok "single AG: xfs_repair -n refuses a primary with a bad CRC" ;;
-	esac
-fi
+out=$(xfs_repair -n "/dev/$one" 2>&1)
+case "$out" in
+*"One AG larger than the filesystem: geometry from"*) t_fail "image mode: xfs_repair -n does not trust a primary with a bad CRC" ;;
+*"found the spare superblock"*) t_ok "image mode: xfs_repair -n does not trust a primary with a bad CRC, finds the spare" ;;
+*) echo "$out" | sed -n '1,8s/^/# /p'; t_fail "image mode: xfs_repair -n does not trust a primary with a bad CRC, finds the spare" ;;
+esac
 dd if=/tmp/sb0 of="/dev/$one" bs=512 count=1 conv=notrunc,fsync 2>/dev/null
-t_cmd "single AG: xfs_repair -n clean again" xfs_repair -n "/dev/$one"
+t_cmd "image mode: xfs_repair -n clean again" xfs_repair -n "/dev/$one"
 
 mkdir -p /mnt/one
-mount -t xfs "/dev/$one" /mnt/one || t_fail "single AG: mount"
+mount -t xfs "/dev/$one" /mnt/one || t_fail "image mode: mount"
 dd if=/dev/urandom of=/mnt/one/data bs=1M count=16 2>/dev/null
 sync
 sum=$(sha256sum /mnt/one/data | cut -d' ' -f1)
-rm -f /tmp/io.stop
-(
-	i=0
-	while [ ! -e /tmp/io.stop ]; do
-		dd if=/dev/urandom of="/mnt/one/io.$((i % 8))" bs=64k count=16 conv=fsync 2>/dev/null
-		i=$((i + 1))
-	done
-) &
-io=$!
+first=1
 for size in $(gh_param single_steps | tr ',' ' '); do
+	rm -f /tmp/io.stop
+	(
+		i=0
+		while [ ! -e /tmp/io.stop ]; do
+			dd if=/dev/urandom of="/mnt/one/io.$((i % 8))" bs=64k count=16 conv=fsync 2>/dev/null
+			i=$((i + 1))
+		done
+	) &
+	io=$!
 	if ! gh_wait resize "$size" "$one_id"; then
-		t_fail "single AG: resize to $size: $GH_REPLY"
-		continue
+		t_fail "image mode: resize to $size: $GH_REPLY"
+	else
+		gh_poll 300 size_is "$one" "$size" || true
+		t_cmd "image mode: $((size >> 30)) GiB xfs_growfs" xfs_growfs /mnt/one
+		t_eq "image mode: $((size >> 30)) GiB agcount" "$(xfs_field /mnt/one agcount)" "$(ceil $((size / 4096)) "$ref_agsize")"
+		t_eq "image mode: $((size >> 30)) GiB data intact" "$(sha256sum /mnt/one/data | cut -d' ' -f1)" "$sum"
 	fi
-	gh_poll 300 size_is "$one" "$size" || true
-	t_cmd "single AG: $((size >> 30)) GiB xfs_growfs" xfs_growfs /mnt/one
-	t_eq "single AG: $((size >> 30)) GiB agcount" "$(xfs_field /mnt/one agcount)" "$(ceil $((size / 4096)) "$ref_agsize")"
-	t_eq "single AG: $((size >> 30)) GiB data intact" "$(sha256sum /mnt/one/data | cut -d' ' -f1)" "$sum"
+	touch /tmp/io.stop
+	wait "$io"
+	[ $first = 1 ] || continue
+	first=0
+	# Grown within its AG: the primary superblock lost (its first sector zeroed), restored from
+	# the spare, which still says the size as made, with the size from AG 0's AGF.
+	umount /mnt/one
+	dd if=/dev/zero of="/dev/$one" bs=512 count=1 conv=notrunc,fsync 2>/dev/null
+	out=$(xfs_repair "/dev/$one" 2>&1)
+	case "$out" in
+	*"found the spare superblock"*"grown from $((S1 / 4096 - 1)) to $((size / 4096)) blocks"*)
+		t_ok "image mode: lost primary after growth to $((size >> 30)) GiB restored from the spare" ;;
+	*) echo "$out" | sed -n '1,12s/^/# /p'; t_fail "image mode: lost primary after growth to $((size >> 30)) GiB restored from the spare" ;;
+	esac
+	t_cmd "image mode: xfs_repair -n clean after the restore" xfs_repair -n "/dev/$one"
+	t_eq "image mode: restored size $((size >> 30)) GiB" "$(xfs_field "$one" blocks)" $((size / 4096))
+	mount -t xfs "/dev/$one" /mnt/one || t_fail "image mode: mount after the restore"
+	t_eq "image mode: data intact after the restore" "$(sha256sum /mnt/one/data | cut -d' ' -f1)" "$sum"
 done
-touch /tmp/io.stop
-wait "$io"
-t_eq "single AG: grown to $((one_max >> 30)) GiB, the AGs of mkfs.xfs at that size" \
+t_eq "image mode: grown to $((one_max >> 30)) GiB, the AGs of mkfs.xfs at that size" \
 	"$(xfs_field /mnt/one agcount) $(xfs_field /mnt/one agsize)" "$ref_agcount $ref_agsize"
 umount /mnt/one
-t_cmd "single AG: xfs_repair -n clean after growth" xfs_repair -n "/dev/$one"
-t_eq "single AG: the second AG's superblock has the grown size" \
+t_cmd "image mode: xfs_repair -n clean after growth" xfs_repair -n "/dev/$one"
+t_eq "image mode: the second AG's superblock has the grown size" \
 	"$(xfs_db -r -c 'sb 1' -c 'print dblocks' "/dev/$one" | sed 's/.* = //')" $((one_max / 4096))
 if gh_kernel_clean >/dev/null; then t_ok "kernel log clean"; else t_fail "kernel log clean"; fi
 gh_done

@@ -3,8 +3,9 @@
 # Scenario: the mke2fs and mkfs.xfs of the e2fsprogs and xfsprogs series with no options: the policy's geometry on a hinted disk, grown online in steps and checked clean; the unpatched tools' geometry on a disk without hints and with the opt-out knobs
 # Three virtio disks of 10 GiB: two that may grow to 100 GiB in 1 GiB steps (ext4, XFS; grown
 # to 20, 40 and 100 GiB while mounted and written to) and one without hints (the control);
-# and a disk of 2 GiB that may grow to 64 GiB, far enough for mkfs.xfs to make one AG larger
-# than the disk (grown to 3, 20 and 64 GiB: the AG filled out, a second AG, the size's AGs).
+# and a disk of 2 GiB that may grow to 64 GiB: plain mkfs.xfs makes two AGs within it; the opt-in
+# image mode one AG larger than the disk (grown to 3, 20 and 64 GiB: the AG filled out, a second
+# AG, the size's AGs; its primary superblock lost after the first step, restored from the spare).
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
