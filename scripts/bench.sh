@@ -6,9 +6,9 @@
 # defaults at the start size ("defaults") and growth-mkfs at the start size ("policy"), for
 # ext4 and XFS; for XFS also the mkfs.xfs of the xfsprogs series at the start size ("native":
 # loop devices have no hints, so the ceiling is given as its growth target, with the log of
-# its dry run without one, which is what it makes on a disk with those hints: one AG larger
-# than the device here) and the same with -d growth_single_ag=0 ("native-two": two AGs within
-# the device).  The references: mkfs at F ("made at F", for defaults and policy) and, for the
+# its dry run without one, which is what it makes on a disk with those hints: two AGs within
+# the device) and its opt-in image mode, -d growth_target=CEILING,growth_single_ag=1 ("image":
+# one AG larger than the device, EXPERIMENTAL, with the log the target gives).  The references: mkfs at F ("made at F", for defaults and policy) and, for the
 # native variants, the series' mkfs.xfs at F ("series made at F": the newer mkfs.xfs has other
 # defaults, rmapbt for one; at F = start it is the series' defaults).  XFS is checked by the
 # series' xfs_repair in every variant (the system's refuses a single AG without
@@ -26,7 +26,7 @@
 # (10G), BENCH_CEILING (64T), BENCH_FINALS ("10G 100G 1T 10T"), BENCH_RUNS (3), BENCH_STEPS
 # (8 growth steps at most), BENCH_FILES (200000), BENCH_DIRS (2000), BENCH_SEED, BENCH_META
 # (files of the metadata workload, 20000, run 3 times), BENCH_STREAM (512M), BENCH_FS
-# ("xfs ext4"), BENCH_VARIANTS ("defaults policy native native-two"; the reference is always
+# ("xfs ext4"), BENCH_VARIANTS ("defaults policy native image"; the reference is always
 # made).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +48,7 @@ seed=${BENCH_SEED:-20261203}
 meta_files=${BENCH_META:-$d_meta}
 stream=${BENCH_STREAM:-512M}
 fslist=${BENCH_FS:-xfs ext4}
-variants=${BENCH_VARIANTS:-defaults policy native native-two}
+variants=${BENCH_VARIANTS:-defaults policy native image}
 threads=$(nproc)
 bench="$top/build/bench"
 tool="$top/tools/growth-mkfs"
@@ -63,7 +63,7 @@ for p in "$nat_xfs/mkfs.xfs" "$nat_xfs/xfs_repair"; do
 	[ -x "$p" ] || die "$p is missing: run 'make xfsprogs' first"
 done
 for v in $variants; do
-	case $v in defaults | policy | native | native-two) ;; *) die "unknown variant '$v' in BENCH_VARIANTS (defaults policy native native-two)" ;; esac
+	case $v in defaults | policy | native | image) ;; *) die "unknown variant '$v' in BENCH_VARIANTS (defaults policy native image)" ;; esac
 done
 case " $variants " in *" defaults "*) ;; *) die "BENCH_VARIANTS must include defaults: the other variants replay its fill" ;; esac
 make -s -C "$top/tools" bench-helper || die "cannot build $helper"
@@ -233,7 +233,7 @@ run_cell() {	# fs final variant run
 	ref-series)
 		mkxfs="$nat_xfs/mkfs.xfs"
 		;;
-	native | native-two)
+	native)
 		# As on a disk whose hints say it may grow to the ceiling: the AG layout of the
 		# target, the log of the size as made (a target would also size the log).
 		mkxfs="$nat_xfs/mkfs.xfs"
@@ -241,7 +241,11 @@ run_cell() {	# fs final variant run
 		logb=$("$mkxfs" -N -f -d growth_hints=0 "$dev" | sed -n 's/^log .*bsize=\([0-9]*\) *blocks=\([0-9]*\).*/\1 * \2/p')
 		[ -n "$logb" ] || die "no log size in the dry run of $mkxfs on $dev"
 		opts=(-d "growth_target=$ceiling_b" -l "size=$((logb))")
-		[ "$variant" = native ] || opts[1]="growth_target=$ceiling_b,growth_single_ag=0"
+		;;
+	image)
+		# The opt-in image mode, as an image builder asks for it.
+		mkxfs="$nat_xfs/mkfs.xfs"
+		opts=(-d "growth_target=$ceiling_b,growth_single_ag=1")
 		;;
 	esac
 	if [ "$fs" = xfs ]; then
@@ -333,11 +337,11 @@ for run in $(seq 1 "$runs"); do
 				# the policy's ext4 (64bit, the reserve; inodes and journal of the size as
 				# made), and its growth target for 64 TiB (the "huge" usage type) leaves too
 				# few inodes at 10 GiB for the population.
-				[ "$fs" = xfs ] || [ "${v#native}" = "$v" ] || continue
+				[ "$fs" = xfs ] || { [ "$v" != native ] && [ "$v" != image ]; } || continue
 				run_cell "$fs" "$final" "$v" "$run"
 			done
 			[ "$(bytes "$final")" = "$start_b" ] || run_cell "$fs" "$final" ref "$run"
-			case "$fs: $variants " in xfs:*" native"*) run_cell "$fs" "$final" ref-series "$run" ;; esac
+			case "$fs: $variants " in xfs:*" native "* | xfs:*" image "*) run_cell "$fs" "$final" ref-series "$run" ;; esac
 		done
 	done
 done
