@@ -34,6 +34,7 @@ suites=(
 	"qemu-compat|scripts/qemu-compat.sh|bash scripts/qemu-compat.sh"
 	"kunit|selftests/kunit.sh|bash selftests/kunit.sh"
 	"scenarios|selftests/run.sh|bash selftests/run.sh"
+	"stock-compat|selftests/stock-compat.sh|bash selftests/stock-compat.sh"
 )
 sanitize_suites=(
 	"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"

@@ -93,19 +93,6 @@ download() {
 	fi
 }
 
-# why_not LOG: what apt could not get, by file name and status (no host names).
-why_not() {
-	local missing
-	missing=$(sed -nE 's|^E: Failed to fetch [^ ]*/([^/ ]+) +([0-9]{3}) +([^[]*[^[ ]).*|\1 (\2 \3)|p' "$1" |
-		sed 's/%7[eE]/~/g; s/%2[bB]/+/g; s/%3[aA]/:/g' | sort -u |
-		paste -sd, - | sed 's/,/, /g')
-	if [ -n "$missing" ]; then
-		echo "the registry lists it but does not serve ${missing}"
-	else
-		grep -m1 -oE 'Unable to locate.*|Can not find.*|E: .*' "$1" || echo "see $1"
-	fi
-}
-
 tried=""
 while read -r p v; do
 	[ -n "$p" ] || continue
@@ -119,12 +106,12 @@ while read -r p v; do
 		if ! download "$p" "$v"; then
 			files=$(files_of "$p" "$v")
 			if [ -z "$files" ]; then
-				warn "$p $v could not be downloaded: $(why_not "$dldir/download.log")"
+				warn "$p $v could not be downloaded: $(apt_why_not "$dldir/download.log")"
 				tried="$tried $p=$v"
 				continue
 			fi
 			# The tarballs are here (and checked below); only a file beside them is not.
-			warn "$p $v: $(why_not "$dldir/download.log"); its tarballs arrived, so it is used"
+			warn "$p $v: $(apt_why_not "$dldir/download.log"); its tarballs arrived, so it is used"
 		fi
 		files=$(files_of "$p" "$v")
 	fi

@@ -90,6 +90,19 @@ papt() {
 	"$1" "${opts[@]}" "${@:2}"
 }
 
+# apt_why_not LOG: what apt could not get, by file name and status (no host names).
+apt_why_not() {
+	local missing
+	missing=$(sed -nE 's|^E: Failed to fetch [^ ]*/([^/ ]+) +([0-9]{3}) +([^[]*[^[ ]).*|\1 (\2 \3)|p' "$1" |
+		sed 's/%7[eE]/~/g; s/%2[bB]/+/g; s/%3[aA]/:/g' | sort -u |
+		paste -sd, - | sed 's/,/, /g')
+	if [ -n "$missing" ]; then
+		echo "the registry lists it but does not serve ${missing}"
+	else
+		grep -m1 -oE 'Unable to locate.*|Can not find.*|E: .*' "$1" || echo "see $1"
+	fi
+}
+
 # srcvar_of WHAT: the variable naming an existing tree to use as its base (UTIL_LINUX_SRC).
 srcvar_of() { local v=${1^^}; echo "${v//-/_}_SRC"; }
 

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Debian's own kernel for the compatibility scenario.
-# debian-kernel.sh OUTDIR: writes OUTDIR/vmlinuz and OUTDIR/initramfs.cpio.gz (the project's
-# initramfs plus the virtio, SCSI and NVMe modules of that kernel, loaded in order by /init).
+# debian-kernel.sh OUTDIR [MODULE...]: writes OUTDIR/vmlinuz and OUTDIR/initramfs.cpio.gz (the
+# project's initramfs, $GH_INITRD or build/out/initramfs.cpio.gz, plus the virtio, SCSI and NVMe
+# modules of that kernel and the MODULEs, e.g. xfs ext4, each with its dependencies, loaded in
+# order by /init).
 # The package (linux-image-amd64's current dependency in the machine's apt sources) is
 # downloaded once with apt-get download into $GH_CACHE/dl/debian-kernel.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 
-outdir=${1:?usage: debian-kernel.sh OUTDIR}
-initramfs="$out/initramfs.cpio.gz"
+outdir=${1:?usage: debian-kernel.sh OUTDIR [MODULE...]}
+shift
+initramfs="${GH_INITRD:-$out/initramfs.cpio.gz}"
 [ -r "$initramfs" ] || die "no $initramfs: run 'make initramfs'"
 cache="$dldir/debian-kernel"
 mkdir -p "$cache" "$outdir"
@@ -38,7 +41,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib/modules"
 : > "$stage/lib/modules/gh-load.order"
-for m in virtio_pci virtio_blk virtio_scsi sd_mod nvme; do
+for m in virtio_pci virtio_blk virtio_scsi sd_mod nvme "$@"; do
 	modprobe -d "$root" -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
 	cp "$ko" "$stage/lib/modules/"
