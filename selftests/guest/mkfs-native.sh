@@ -10,8 +10,10 @@
 # maximum has, larger than the disk, with a spare superblock after it; grown in steps under I/O
 # (the AG filled out, a second AG with the first secondary superblock, the maximum) it ends with
 # the geometry of mkfs.xfs at the maximum; its lost primary superblock is restored from the spare.
+# The ext4 disk, its reserve used up at the maximum, is then grown past it (the maximum raised at
+# run time, gh.beyond): the kernel converts the filesystem to meta_bg online.
 # gh.hinted=SERIAL,SERIAL (ext4, xfs)  gh.control=SERIAL  gh.max=BYTES  gh.steps=BYTES,...
-# gh.single=SERIAL:QEMU-ID  gh.single_max=BYTES  gh.single_steps=BYTES,...
+# gh.single=SERIAL:QEMU-ID  gh.single_max=BYTES  gh.single_steps=BYTES,...  gh.beyond=QEMU-ID:BYTES
 # shellcheck source=SCRIPTDIR/lib/gh.sh
 . /lib/gh/gh.sh
 
@@ -186,10 +188,51 @@ wait "$io"
 features=$(ext4_field "$ext" "Filesystem features")
 case " $features " in *" meta_bg "*) t_fail "ext4 grown within its reserve (no meta_bg conversion)" ;; *) t_ok "ext4 grown within its reserve (no meta_bg conversion)" ;; esac
 t_eq "xfs agsize unchanged by growth" "$(xfs_field /mnt/xfs agsize)" "$agsize"
-umount /mnt/ext4
 umount /mnt/xfs
-t_cmd "ext4 e2fsck -fn" e2fsck -fn "/dev/$ext"
 t_cmd "xfs xfs_repair -n" xfs_repair -n "/dev/$xfs"
+
+# 4b. Past the reserve: the provider raises the maximum at run time and grows the ext4 disk past
+# what the reserve sized for the old maximum covers.  resize2fs online uses the reserve's last
+# descriptor blocks, then the kernel converts the filesystem to meta_bg (ext4_convert_meta_bg())
+# and goes on; under writes, data intact, e2fsck -fn clean.
+t_eq "ext4 reserve used up at $((max >> 30)) GiB" "$(ext4_field "$ext" "Reserved GDT blocks")" 0
+beyond=$(gh_param beyond)
+beyond_id=${beyond%%:*}
+beyond=${beyond#*:}
+rm -f /tmp/io.stop
+(
+	i=0
+	while [ ! -e /tmp/io.stop ]; do
+		dd if=/dev/urandom of="/mnt/ext4/io.$((i % 8))" bs=64k count=16 conv=fsync 2>/dev/null
+		i=$((i + 1))
+	done
+) &
+io=$!
+if ! gh_wait hints "$beyond_id" $((1 << 30)) "$beyond" $((1 << 30)); then
+	t_fail "ext4: maximum raised to $((beyond >> 30)) GiB: $GH_REPLY"
+elif ! gh_wait resize "$beyond" "$beyond_id"; then
+	t_fail "ext4: resize to $((beyond >> 30)) GiB: $GH_REPLY"
+else
+	gh_poll 300 size_is "$ext" "$beyond" || true
+	t_cmd "ext4 $((beyond >> 30)) GiB resize2fs online, past the reserve" resize2fs "/dev/$ext"
+	t_eq "ext4 $((beyond >> 30)) GiB block count" "$(ext4_field "$ext" "Block count")" $((beyond / 4096))
+fi
+touch /tmp/io.stop
+wait "$io"
+t_eq "ext4 $((beyond >> 30)) GiB data intact" "$(sha256sum /mnt/ext4/data | cut -d' ' -f1)" "$(cat /run/ext4.sum)"
+umount /mnt/ext4
+features=$(ext4_field "$ext" "Filesystem features")
+case " $features " in
+*" meta_bg "*" resize_inode "* | *" resize_inode "*" meta_bg "*) t_fail "ext4 converted to meta_bg online ($features)" ;;
+*" meta_bg "*) t_ok "ext4 converted to meta_bg online (resize_inode cleared)" ;;
+*) t_fail "ext4 converted to meta_bg online ($features)" ;;
+esac
+if dmesg | grep -q "Converting file system to meta_bg"; then
+	t_ok "ext4: the kernel says it converted to meta_bg"
+else
+	t_fail "ext4: the kernel says it converted to meta_bg"
+fi
+t_cmd "ext4 e2fsck -fn" e2fsck -fn "/dev/$ext"
 
 # 5. A disk that may grow far: plain mkfs.xfs makes two AGs within it (7/8 of it), a layout every
 # xfs_repair takes.  The opt-in image mode (-d growth_target=MAX,growth_single_ag=1) makes one AG

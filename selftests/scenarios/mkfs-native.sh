@@ -2,12 +2,18 @@
 # shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
 # Scenario: the mke2fs and mkfs.xfs of the e2fsprogs and xfsprogs series with no options: the policy's geometry on a hinted disk, grown online in steps and checked clean; the unpatched tools' geometry on a disk without hints and with the opt-out knobs
 # Three virtio disks of 10 GiB: two that may grow to 100 GiB in 1 GiB steps (ext4, XFS; grown
-# to 20, 40 and 100 GiB while mounted and written to) and one without hints (the control);
+# to 20, 40 and 100 GiB while mounted and written to; then the ext4 disk's maximum raised and the
+# disk grown to 120 GiB, past its growth reserve: the kernel converts to meta_bg online) and one
+# without hints (the control);
 # and a disk of 2 GiB that may grow to 64 GiB: plain mkfs.xfs makes two AGs within it; the opt-in
 # image mode one AG larger than the disk (grown to 3, 20 and 64 GiB: the AG filled out, a second
 # AG, the size's AGs; its primary superblock lost after the first step, restored from the spare).
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
+
+on_wait_hints() {	# ID MIN MAX INC: block-set-growth-hints
+	set_hints "$@"
+}
 
 on_wait_resize() {	# SIZE [DISK-ID...] (vd0 vd1)
 	local size=$1 id err ids=("${@:2}")
@@ -24,7 +30,7 @@ scenario() {
 		return
 	fi
 	vm mkfs-native --test mkfs-native \
-		--append "gh.hinted=ext0,xfs0 gh.control=ctl0 gh.max=$((100 << 30)) gh.steps=$((20 << 30)),$((40 << 30)),$((100 << 30)) gh.single=xfs1:vd3 gh.single_max=$((64 << 30)) gh.single_steps=$((3 << 30)),$((20 << 30)),$((64 << 30))" \
+		--append "gh.hinted=ext0,xfs0 gh.control=ctl0 gh.max=$((100 << 30)) gh.steps=$((20 << 30)),$((40 << 30)),$((100 << 30)) gh.single=xfs1:vd3 gh.single_max=$((64 << 30)) gh.single_steps=$((3 << 30)),$((20 << 30)),$((64 << 30)) gh.beyond=vd0:$((120 << 30))" \
 		--disk "virtio:size=10G:id=vd0:serial=ext0:props=$(hint_props 1G 100G 1G)" \
 		--disk "virtio:size=10G:id=vd1:serial=xfs0:props=$(hint_props 1G 100G 1G)" \
 		--disk "virtio:size=10G:id=vd2:serial=ctl0" \
