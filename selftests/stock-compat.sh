@@ -101,7 +101,7 @@ tool_check() {
 	esac
 	# The release, its package version and the command, as a user would type it.
 	local cmd="$*" pkg=${ts_xfs[$ts]:-}
-	cmd=${cmd//$GH_WORK\//} cmd=${cmd//${ts_bin[$ts]}\//}
+	cmd=${cmd//${ts_bin[$ts]}\//} cmd=${cmd//$GH_WORK\//}
 	case "$1" in e2fsck | tune2fs | dumpe2fs) pkg=${ts_e2[$ts]:-} ;; esac
 	h_diag "${ts_label[$ts]} $pkg: $cmd: exit $rc"
 	for pat in "${pats[@]}"; do
