@@ -175,18 +175,20 @@ fi
 
 # Options that set the AG geometry themselves conflict with growth_target and
 # growth_single_ag; growth_single_ag needs growth_target and CRCs.
-refused() { # refused NAME WANT ARGS...: mkfs.xfs ARGS fails, saying WANT
+refuses() { # refuses NAME WANT CMD...: CMD fails, saying WANT
 	local name=$1 want=$2 out
 	shift 2
-	if out=$("$series_xfs/mkfs.xfs" -N -f "$@" "$work/img" 2>&1); then
-		nok "$name: refused"
+	if out=$("$@" 2>&1); then
+		nok "$name"
 	elif [[ $out == *"$want"* ]]; then
-		ok "$name: refused ($want)"
+		ok "$name ($want)"
 	else
 		echo "$out" | first_lines 4 | sed 's/^/# /' || true
-		nok "$name: refused, saying '$want'"
+		nok "$name, saying '$want'"
 	fi
 }
+# refused NAME WANT ARGS...: mkfs.xfs ARGS on the image fails, saying WANT
+refused() { refuses "$1: refused" "$2" "$series_xfs/mkfs.xfs" -N -f "${@:3}" "$work/img"; }
 img 10G
 refused "xfs -d growth_target=1t,agcount=4" "Cannot specify both" -d growth_target=1t,agcount=4
 refused "xfs -d agsize=1g,growth_target=1t" "Cannot specify both" -d agsize=1g,growth_target=1t
@@ -226,14 +228,8 @@ else
 	nok "xfs 10G image mode: the series' xfs_repair -n clean, geometry from the primary"
 fi
 if [ -n "$stock_repair" ]; then
-	if out=$("$stock_repair" -n "$work/img" 2>&1); then
-		nok "xfs 10G image mode: this host's xfs_repair refuses it (as the man page says)"
-	elif [[ $out == *"Only one AG detected"* ]]; then
-		ok "xfs 10G image mode: this host's xfs_repair refuses it (as the man page says)"
-	else
-		echo "$out" | first_lines 4 | sed 's/^/# /' || true
-		nok "xfs 10G image mode: this host's xfs_repair refuses it, 'Only one AG detected'"
-	fi
+	refuses "xfs 10G image mode: this host's xfs_repair refuses it (as the man page says)" \
+		"Only one AG detected" "$stock_repair" -n "$work/img"
 fi
 # Primary superblock lost: the series' xfs_repair restores it from the spare.
 dd if=/dev/zero of="$work/img" bs=512 count=1 conv=notrunc status=none
@@ -260,14 +256,8 @@ fi
 # Every other single-AG filesystem still needs -o force_geometry (fstests xfs/202).
 img 300M
 "$series_xfs/mkfs.xfs" -q -f --unsupported -d agcount=1 "$work/img" >/dev/null 2>&1
-if out=$("$series_xfs/xfs_repair" -n "$work/img" 2>&1); then
-	nok "xfs 300M agcount=1 (--unsupported): xfs_repair still refuses without force_geometry"
-elif [[ $out == *"Only one AG detected"* ]]; then
-	ok "xfs 300M agcount=1 (--unsupported): xfs_repair still refuses without force_geometry"
-else
-	echo "$out" | first_lines 4 | sed 's/^/# /' || true
-	nok "xfs 300M agcount=1 (--unsupported): xfs_repair still refuses, 'Only one AG detected'"
-fi
+refuses "xfs 300M agcount=1 (--unsupported): xfs_repair still refuses without force_geometry" \
+	"Only one AG detected" "$series_xfs/xfs_repair" -n "$work/img"
 # The review's reproducer of a log planned past the end of the device: refused or inside.
 img 512M
 if "$series_xfs/mkfs.xfs" -N -f -l size=1g -d growth_target=64t,growth_single_ag=1 "$work/img" >/dev/null 2>&1; then
