@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The pinned base of a peer test suite (fstests: not a Debian package) as a cached git
-# repository, the base commit tagged gh-base; prints its path.  fetch-peer.sh fstests
+# The pinned base of a peer test suite (fstests, blktests: not Debian packages) as a cached
+# git repository, the base commit tagged gh-base; prints its path.  fetch-peer.sh fstests|blktests
 # <what>/BASE names the commit, the tarball and the upstream repository.  The base comes from
 #   1. $PEER_DIR/<tarball> (PEER_DIR defaults to ../shared/peer beside the checkout), a
 #      git archive whose embedded commit (git get-tar-commit-id) must be the pinned one;
@@ -10,7 +10,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: fetch-peer.sh fstests}
+what=${1:?usage: fetch-peer.sh fstests|blktests}
 base="$top/$what/BASE"
 [ -r "$base" ] || die "no $base"
 commit=$(base_get "$base" commit)

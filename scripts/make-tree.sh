@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Create build/<what> as a git tree: the base as one commit (tagged gh-base), then the
-# series applied with git am.  make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests
+# series applied with git am.  make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests|blktests
 # KERNEL_SRC= / QEMU_SRC= / UTIL_LINUX_SRC= / E2FSPROGS_SRC= / XFSPROGS_SRC= name an existing git tree to use as the base instead.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests}
+what=${1:?usage: make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests|blktests}
 tree="$top/build/$what"
 srcvar=$(srcvar_of "$what")
 ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.invalid")
@@ -13,7 +13,7 @@ ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.inv
 # A cached git repository holding just the base commit.
 base_repo() {
 	local files ver repo tmp f
-	# A peer test suite (fstests) is pinned to an upstream commit, not a Debian package.
+	# A peer test suite (fstests, blktests) is pinned to an upstream commit, not a Debian package.
 	if [ -n "$(base_get "$top/$what/BASE" tarball)" ]; then
 		bash "$top/scripts/fetch-peer.sh" "$what"
 		return
