@@ -38,7 +38,7 @@ suites=(
 )
 sanitize_suites=(
 	"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
-	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change kselftest storm reset unplug mkfs-native"
+	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change nvme kselftest storm reset unplug mkfs-native"
 )
 if [ $sanitize = 1 ]; then
 	suites=("${sanitize_suites[@]}")
