@@ -167,8 +167,10 @@ qcode = {c.lower() for c in find(r"buf\[1\],\s*==,\s*0x(\w\w)\);(?:\n.*){1,3}ldq
 agree("VPD page code", {"kernel (KUnit)": kcode[0].lower() if kcode else None,
                         "qtests": "/".join(sorted(qcode)) or None},
       stated("page code", skip=[T10]) + [(d, c) for d, t in docs.items() for c in find(r"\bvpd_pg([0-9a-f]{2})\b", t)]
-      + [(T10, (find(r, t10) or ["missing"])[0].lower()) for r in (
-          r"PAGE CODE \(([0-9A-F]{2})h\)", r"Capacity Growth VPD page\s*\|\s*([0-9A-F]{2})h")])
+      # The T10 text leaves the code to the editor (Bxh) and names the prototype's choice.
+      + [(T10, c.lower(), lambda v, c=c.lower(): c if c == "bx" else v) for r in (
+          r"PAGE CODE \((B[0-9A-Fx])h\)", r"Capacity Growth VPD page\s*\|\s*(B[0-9A-Fx])h",
+          r"prototype implementations[^.]*?\buse (B[0-9A-F])h\b") for c in find(r, t10) or ["missing"]])
 kunit = {UNIT[f]: int(o) for f, o in find(r"put_unaligned_be64\(c->(min|max|increment|granularity),\s*&buf\[(\d+)\]\)", kall)}
 qscsi = {UNIT[f]: int(o) for o, f in find(r"ldq_be_p\(&buf\[(\d+)\]\),\s*==,\s*(min|max|increment)\b", qall)}
 ROWS = {"MINIMUM CAPACITY": 0, "MAXIMUM CAPACITY": 1, "CAPACITY GRANULARITY": 2}
