@@ -227,7 +227,7 @@ case " $features " in
 *" meta_bg "*) t_ok "ext4 converted to meta_bg online (resize_inode cleared)" ;;
 *) t_fail "ext4 converted to meta_bg online ($features)" ;;
 esac
-if dmesg | grep -q "Converting file system to meta_bg"; then
+if [ "$(dmesg | grep -c "Converting file system to meta_bg")" -gt 0 ]; then
 	t_ok "ext4: the kernel says it converted to meta_bg"
 else
 	t_fail "ext4: the kernel says it converted to meta_bg"

@@ -255,8 +255,9 @@ if [ -n "$gs" ] && gd=$(gh_disk "$gs"); then
 			mount_check "$gs ${gd}2" xfs "${gd}2"
 		fi
 		if mkfs_ext4 "$gs ${gd}1" "${gd}1"; then
-			t_eq "$gs ${gd}1 ext4 will not grow: no resize_inode reserve" \
-				"$(feat "$FEATURES" resize_inode) $RSVGDT" "false 0"
+			t_eq "$gs ${gd}1 ext4 will not grow: mke2fs's reserve kept" \
+				"$(feat "$FEATURES" resize_inode) $(j_reason "$EJ")" \
+				"true will not grow: mke2fs defaults, its growth reserve kept"
 			mount_check "$gs ${gd}1" ext4 "${gd}1"
 		fi
 	else
