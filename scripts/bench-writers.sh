@@ -6,7 +6,7 @@
 #   defaults   no hints: exactly the unpatched mkfs.xfs 6.13 (4 AGs here)
 #   aa         the same again: the A/A control, the noise floor of every ratio
 #   native     what plain mkfs.xfs makes on the hinted disk (-d growth_target=64t with the
-#              log of the defaults: 2 AGs of 7/8 of the disk)
+#              log of the defaults: 3 AGs, two of 7/16 of the disk)
 #   image      the opt-in image mode (-d growth_target=64t,growth_single_ag=1: one AG)
 # Workloads (tools/bench/gh-bench): "writers" (THREADS threads each write their share of
 # BENCH_W_BYTES to a file of their own directory, fsync) and "meta" (THREADS threads create,

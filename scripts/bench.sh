@@ -6,7 +6,7 @@
 # defaults at the start size ("defaults") and growth-mkfs at the start size ("policy"), for
 # ext4 and XFS; for XFS also the mkfs.xfs of the xfsprogs series at the start size ("native":
 # loop devices have no hints, so the ceiling is given as its growth target, with the log of
-# its dry run without one, which is what it makes on a disk with those hints: two AGs within
+# its dry run without one, which is what it makes on a disk with those hints: three AGs within
 # the device) and its opt-in image mode, -d growth_target=CEILING,growth_single_ag=1 ("image":
 # one AG larger than the device, EXPERIMENTAL, with the log the target gives).  The references: mkfs at F ("made at F", for defaults and policy) and, for the
 # native variants, the series' mkfs.xfs at F ("series made at F": the newer mkfs.xfs has other

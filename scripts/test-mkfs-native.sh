@@ -88,7 +88,9 @@ mke2fs_ "$series_e2/mke2fs" "" growth_target=10G
 eq "ext4 10G target 10G: resize_inode and mke2fs's reserve kept" \
 	"$(e2field "Filesystem features" | tr ' ' '\n' | grep -c '^resize_inode$' || true) $(e2field "Reserved GDT blocks")" "1 1024"
 # XFS with a target (what plain mkfs.xfs makes on a disk with the same hints, bar the log):
-# two AGs within the file, 7/8 of it, whatever the target; a layout Debian's xfs_repair takes.
+# three AGs within the file, two of 7/16 of it, whatever the target: a layout Debian's
+# xfs_repair takes, and the fewest AGs with which it outvotes one bad superblock (fstests
+# xfs/070), as with the default four.
 # log_in_device: the internal log ends inside the data section (AG number and block from
 # logstart).
 log_in_device() {
@@ -111,8 +113,8 @@ repair_n() {
 }
 img 10G
 "$series_xfs/mkfs.xfs" -q -f -d growth_target=10t "$work/img"
-eq "xfs 10G target 10T: two AGs of 8960 MiB (7/8 of the file)" \
-	"$(xfsfield agcount) $(xfsfield agblocks)" "2 $((8960 * 256))"
+eq "xfs 10G target 10T: three AGs of 4480 MiB (7/16 of the file)" \
+	"$(xfsfield agcount) $(xfsfield agblocks)" "3 $((4480 * 256))"
 eq "xfs 10G target 10T: log 320 MiB (the target's, at most 1/32)" "$(xfsfield logblocks)" $((320 * 256))
 check_log "xfs 10G target 10T"
 repair_n "xfs 10G target 10T: the series' xfs_repair -n clean" "$series_xfs/xfs_repair"
@@ -126,17 +128,31 @@ if [ -n "$stock_repair" ]; then
 		first_lines 6 < "$work/repair.log" | sed 's/^/# /' || true
 		nok "xfs 10G target 10T: first sector zeroed, this host's xfs_repair restores it from AG 1"
 	fi
+	# fstests xfs/070: the last secondary superblock overwritten; repair must not need a
+	# brute force scan (with two AGs it has nothing left to compare the primary with).
+	cp --sparse=always "$work/img.keep" "$work/img"
+	agno=$(($(xfsfield agcount) - 1))
+	dd if=/dev/zero bs=512 count=1 status=none | tr '\0' '\377' |
+		dd of="$work/img" bs=4096 seek=$((agno * $(xfsfield agblocks))) conv=notrunc status=none
+	if timeout 120 "$stock_repair" "$work/img" >"$work/repair.log" 2>&1 &&
+		! matches "attempting to find secondary superblock" "$work/repair.log" &&
+		"$stock_repair" -n "$work/img" >/dev/null 2>&1; then
+		ok "xfs 10G target 10T: last secondary superblock overwritten, this host's xfs_repair outvotes it"
+	else
+		first_lines 6 < "$work/repair.log" | sed 's/^/# /' || true
+		nok "xfs 10G target 10T: last secondary superblock overwritten, this host's xfs_repair outvotes it"
+	fi
 	mv "$work/img.keep" "$work/img"
 else
 	ok "xfs 10G target 10T: this host's xfs_repair # SKIP no xfs_repair on this host (apt package xfsprogs)"
 fi
-# growth_target=64t: the AG size is still 7/8 of the file (a target is not capped, the file is).
+# growth_target=64t: the AG size is still 7/16 of the file (a target is not capped, the file is).
 "$series_xfs/mkfs.xfs" -q -f -d growth_target=64t "$work/img"
-eq "xfs 10G target 64T: agcount 2" "$(xfsfield agcount)" 2
+eq "xfs 10G target 64T: agcount 3" "$(xfsfield agcount)" 3
 img 300M
 "$series_xfs/mkfs.xfs" -q -f -d growth_target=10g "$work/img"
-eq "xfs 300M target 10G: agsize 262 MiB" "$(xfsfield agblocks)" $((262 * 256))
-eq "xfs 300M target 10G: log in AG 0" "$(( $(xfsfield logstart) < 262 * 256 ))" 1
+eq "xfs 300M target 10G: agsize 131 MiB" "$(xfsfield agblocks)" $((131 * 256))
+eq "xfs 300M target 10G: log in AG 1, a full one" "$(($(xfsfield logstart) >> $(xfsfield agblklog)))" 1
 check_log "xfs 300M target 10G"
 repair_n "xfs 300M target 10G: xfs_repair -n clean" "$series_xfs/xfs_repair"
 
@@ -158,8 +174,8 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null &&
 		echo "$(xfsfield agcount) $(xfsfield agblocks)"
 	}
 	g=$((100 << 18)) # 100 GiB in 4 KiB blocks
-	eq "xfs SSD 100G, 2 CPUs, target 64T: two AGs of 7/8 (the default's four are not per CPU)" \
-		"$(ssd_geom "$series_xfs/mkfs.xfs" 2 -d growth_target=64t)" "2 $((89600 * 256))"
+	eq "xfs SSD 100G, 2 CPUs, target 64T: three AGs of 7/16 (the default's four are not per CPU)" \
+		"$(ssd_geom "$series_xfs/mkfs.xfs" 2 -d growth_target=64t)" "3 $((44800 * 256))"
 	eq "xfs SSD 100G, 4 CPUs, unpatched: four AGs of 25 GiB" "$(ssd_geom "$stock_xfs/mkfs.xfs" 4)" "4 $((g / 4))"
 	eq "xfs SSD 100G, 4 CPUs, target 64T: four AGs, as large as four allow (29866 MiB)" \
 		"$(ssd_geom "$series_xfs/mkfs.xfs" 4 -d growth_target=64t)" "4 $((29866 * 256))"

@@ -1,11 +1,11 @@
 #!/bin/sh
 # The mke2fs and mkfs.xfs of the e2fsprogs and xfsprogs series (/opt/gh-mkfs) with no options:
 # on a hinted disk the geometry of tools/POLICY.md (ext4: 64bit and a growth reserve for the
-# maximum; XFS: the AG size for the maximum, at most 7/8 of the disk), then grown online in
+# maximum; XFS: the AG size for the maximum, at most 7/16 of the disk), then grown online in
 # steps under I/O and checked clean; on a disk without hints, and with the opt-out knobs
 # (mke2fs.conf use_growth_hints = false, mkfs.xfs -c with growth_hints=0), exactly the
 # geometry of the unpatched bases (/opt/gh-mkfs-stock).
-# A disk that may grow far (gh.single): plain mkfs.xfs makes two AGs within it; the opt-in image
+# A disk that may grow far (gh.single): plain mkfs.xfs makes three AGs within it; the opt-in image
 # mode (-d growth_target=,growth_single_ag=1) makes one AG of the size a filesystem made at the
 # maximum has, larger than the disk, with a spare superblock after it; grown in steps under I/O
 # (the AG filled out, a second AG with the first secondary superblock, the maximum) it ends with
@@ -135,12 +135,11 @@ else
 	echo "$out" | sed 's/^/# /'
 	t_fail "hinted: mkfs.xfs says the hints were used"
 fi
-# min(the default AG size for the maximum (max/4 below 4 TiB), 7/8 of the disk in MiB, S - 16 MiB)
+# min(the default AG size for the maximum (max/4 below 4 TiB), 7/16 of the disk in MiB): three
+# AGs at least, the last 1/8 of the disk
 mib=256 # 4 KiB blocks per MiB
-eighth=$((S / 4096 / 8))
-seven8=$((eighth * 7))
-agsize=$(min $((max / 4 / 4096)) $((seven8 - seven8 % mib)))
-agsize=$(min "$agsize" $((S / 4096 - 16 * mib)))
+seven16=$((S / 4096 / 8 * 7 / 2))
+agsize=$(min $((max / 4 / 4096)) $((seven16 - seven16 % mib)))
 t_eq "hinted: xfs agsize (blocks)" "$(xfs_field "$xfs" agsize)" "$agsize"
 t_eq "hinted: xfs agcount" "$(xfs_field "$xfs" agcount)" "$(ceil $((S / 4096)) "$agsize")"
 t_eq "hinted: xfs log of the size as made (stock)" "$(xfs_log_blocks "$xfs")" "$stock_log"
@@ -234,8 +233,8 @@ else
 fi
 t_cmd "ext4 e2fsck -fn" e2fsck -fn "/dev/$ext"
 
-# 5. A disk that may grow far: plain mkfs.xfs makes two AGs within it (7/8 of it), a layout every
-# xfs_repair takes.  The opt-in image mode (-d growth_target=MAX,growth_single_ag=1) makes one AG
+# 5. A disk that may grow far: plain mkfs.xfs makes three AGs within it (two of 7/16 of it), a
+# layout every xfs_repair takes and checks by majority.  The opt-in image mode (-d growth_target=MAX,growth_single_ag=1) makes one AG
 # of the size a filesystem made at the maximum has, larger than the disk, and a spare superblock
 # in the block after it; grown in steps under I/O it ends with the geometry of mkfs.xfs at the
 # maximum.  Lost primary superblock after a growth within the AG: restored from the spare, with
@@ -259,10 +258,9 @@ else
 	echo "$out" | sed 's/^/# /'
 	t_fail "far growth: mkfs.xfs says the hints were used"
 fi
-eighth=$((S1 / 4096 / 8))
-seven8=$((eighth * 7))
-t_eq "far growth: plain mkfs.xfs makes two AGs of 7/8 of the disk" \
-	"$(xfs_field "$one" agcount) $(xfs_field "$one" agsize)" "2 $((seven8 - seven8 % mib))"
+seven16=$((S1 / 4096 / 8 * 7 / 2))
+t_eq "far growth: plain mkfs.xfs makes three AGs, two of 7/16 of the disk" \
+	"$(xfs_field "$one" agcount) $(xfs_field "$one" agsize)" "3 $((seven16 - seven16 % mib))"
 t_cmd "far growth: xfs_repair -n" xfs_repair -n "/dev/$one"
 
 out=$(mkfs.xfs -f -d growth_target="$one_max",growth_single_ag=1 "/dev/$one" 2>&1) ||

@@ -26,7 +26,7 @@ MEASURES = [("fsck", "fsck", "time"), ("mount", "mount", "time"),
 TARGET = {"fsck": 1.25, "mount": 1.25, "meta": 1.10, "stream": 1.10, "avail": 1.10,
           "favail": 1.10}
 NAMES = {"defaults": "mkfs defaults", "policy": "growth-mkfs policy",
-         "native": "series mkfs.xfs as on a hinted disk (two AGs within it)",
+         "native": "series mkfs.xfs as on a hinted disk (three AGs within it)",
          "image": "series mkfs.xfs image mode (one AG, opt-in)",
          "ref": "made at F", "ref-series": "series mkfs.xfs made at F"}
 VARIANTS = ("defaults", "policy", "native", "image")

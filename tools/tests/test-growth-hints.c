@@ -797,11 +797,11 @@ static void t_xfs_10g_10t(struct t *t)
 
 	if (plan(t, GH_FS_XFS, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
-	/* the first AG 7/8 of the device, the second the rest; the log mkfs's own */
-	CHECK_STR(t, a, "-d agsize=8960m");
-	CHECK_U64(t, p.agsize_blocks, 8960 * MiB / 4096);
-	CHECK_U64(t, p.agcount, 2);
-	CHECK_U64(t, p.agcount_final, 1171);
+	/* three AGs: two of 7/16 of the device, the last the rest; the log mkfs's own */
+	CHECK_STR(t, a, "-d agsize=4480m");
+	CHECK_U64(t, p.agsize_blocks, 4480 * MiB / 4096);
+	CHECK_U64(t, p.agcount, 3);
+	CHECK_U64(t, p.agcount_final, 2341);
 	CHECK_U64(t, p.log_blocks * 4096, 64 * MiB);
 	CHECK(t, p.log_agnum == -1);
 	CHECK(t, p.grows);
@@ -874,9 +874,9 @@ static void t_1g_64t(struct t *t)
 
 	if (plan(t, GH_FS_XFS, GiB, 64 * TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-d agsize=896m");
-	CHECK_U64(t, p.agcount, 2);
-	CHECK_U64(t, p.agcount_final, (64 * TiB + 896 * MiB - 1) / (896 * MiB));
+	CHECK_STR(t, a, "-d agsize=448m");
+	CHECK_U64(t, p.agcount, 3);
+	CHECK_U64(t, p.agcount_final, (64 * TiB + 448 * MiB - 1) / (448 * MiB));
 	CHECK_U64(t, p.log_blocks, 16384);
 	if (plan(t, GH_FS_EXT4, GiB, 64 * TiB, &p, a, sizeof(a)))
 		return;
@@ -929,16 +929,22 @@ static void t_xfs_sizes(struct t *t)
 	struct gh_plan p;
 	char a[512];
 
-	/* growth to 2x: the final size's default AG (5 GiB) fits: no agnum */
+	/* growth to 1.6x: the final size's default AG (4 GiB) fits three times */
+	if (plan(t, GH_FS_XFS, 10 * GiB, 16 * GiB, &p, a, sizeof(a)))
+		return;
+	CHECK_STR(t, a, "-d agsize=4g");
+	CHECK_U64(t, p.agcount, 3);
+	CHECK_U64(t, p.agcount_final, 4);
+	/* growth to 2x: its default AG (5 GiB) does not: 7/16 of the device */
 	if (plan(t, GH_FS_XFS, 10 * GiB, 20 * GiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-d agsize=5g");
-	CHECK_U64(t, p.agcount, 2);
-	CHECK_U64(t, p.agcount_final, 4);
+	CHECK_STR(t, a, "-d agsize=4480m");
+	CHECK_U64(t, p.agcount, 3);
+	CHECK_U64(t, p.agcount_final, 5);
 	/* 100 GiB -> 10 TiB */
 	if (plan(t, GH_FS_XFS, 100 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-d agsize=89600m");
+	CHECK_STR(t, a, "-d agsize=44800m");
 	/* 4 TiB -> 40 TiB: AGs at their 1 TiB maximum */
 	if (plan(t, GH_FS_XFS, 4 * TiB, 40 * TiB, &p, a, sizeof(a)))
 		return;
@@ -961,8 +967,8 @@ static void t_huge(struct t *t)
 		return;
 	CHECK_U64(t, p.final, 1ULL << 63);
 	CHECK_HAS(t, p.reason, "capped");
-	CHECK_STR(t, a, "-d agsize=8960m");
-	CHECK_U64(t, p.agcount_final, (1ULL << 63) / (8960 * MiB) + 1);
+	CHECK_STR(t, a, "-d agsize=4480m");
+	CHECK_U64(t, p.agcount_final, (1ULL << 63) / (4480 * MiB) + 1);
 	/* ext4: the target stops where 16 KiB per inode reaches 2^32 inodes */
 	if (plan(t, GH_FS_EXT4, 10 * GiB, UINT64_MAX, &p, a, sizeof(a)))
 		return;
@@ -1004,13 +1010,13 @@ static void t_user_args(struct t *t)
 	/* plans for a 10 TiB target: every kind of option of ours */
 	if (plan_target(t, GH_FS_XFS, 10 * GiB, 10 * TiB, &p, a, sizeof(a)))
 		return;
-	CHECK_STR(t, a, "-d agsize=8960m -l size=320m");
+	CHECK_STR(t, a, "-d agsize=4480m -l size=320m");
 	plan_args(t, &p, u1, 5, a, sizeof(a));
 	CHECK_STR(t, a, "");
 	plan_args(t, &p, u2, 3, a, sizeof(a));
 	CHECK_STR(t, a, "-l size=320m");
 	plan_args(t, &p, u3, 2, a, sizeof(a));
-	CHECK_STR(t, a, "-d agsize=8960m");
+	CHECK_STR(t, a, "-d agsize=4480m");
 	CHECK(t, gh_plan_args(&p, u3, 2, &av) == 0 && av.dropped == 1);
 	gh_argv_free(&av);
 	CHECK(t, gh_plan_args(&p, u8, 1, &av) < 0);
@@ -1094,8 +1100,8 @@ static void t_cli(struct t *t)
 
 	rc = run_tool(t, NULL, args, out, sizeof(out), err, sizeof(err));
 	CHECK(t, rc == 0);
-	CHECK_HAS(t, out, "\"args\":[\"-d\",\"agsize=8960m\"]");
-	CHECK_HAS(t, out, "\"agcount\":2,\"agcount_at_max\":1171,\"logsize\":67108864");
+	CHECK_HAS(t, out, "\"args\":[\"-d\",\"agsize=4480m\"]");
+	CHECK_HAS(t, out, "\"agcount\":3,\"agcount_at_max\":2341,\"logsize\":67108864");
 
 	/* mkfs with a stand-in mkfs.xfs that prints its arguments */
 	sfmt(fake, sizeof(fake), "%s/fake-mkfs", t->dir);
@@ -1389,9 +1395,9 @@ static void t_xfs_agsize_constraints(struct t *t)
 		CHECK(t, gh_parse_size(strndupa(p + 7, strcspn(p + 7, " ,")), &v) == 0 &&
 			 v % 196608 == 0 && v % 393216 != 0);
 	}
-	/* -d size=5g: the filesystem is 5 GiB: its first AG 7/8 of that */
+	/* -d size=5g: the filesystem is 5 GiB: its AGs 7/16 of that */
 	CHECK(t, run_tool(t, env, size, out, sizeof(out), err, sizeof(err)) == 0);
-	CHECK_HAS(t, out, "agsize=4480m");
+	CHECK_HAS(t, out, "agsize=2240m");
 	/* -d concurrency= sets the AG count: no agsize of ours */
 	CHECK(t, run_tool(t, env, conc, out, sizeof(out), err, sizeof(err)) == 0);
 	CHECK(t, !strstr(out, "agsize="));
