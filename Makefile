@@ -6,7 +6,8 @@ S := scripts
 .PHONY: all deps demo check check-sanitize bench kernel-tree qemu-tree util-linux-tree \
 	e2fsprogs-tree xfsprogs-tree kernel-export qemu-export util-linux-export e2fsprogs-export \
 	xfsprogs-export kernel qemu util-linux e2fsprogs xfsprogs mkfs-stock kernel-sanitize selftest \
-	initramfs tools tools-check docs-check check-series clean
+	initramfs tools tools-check docs-check check-series clean fstests-tree fstests-export fstests \
+	check-peer
 
 all: kernel qemu initramfs tools
 
@@ -33,6 +34,11 @@ e2fsprogs-export:
 	@$(S)/export-series.sh e2fsprogs
 xfsprogs-export:
 	@$(S)/export-series.sh xfsprogs
+# fstests: the base is a pinned upstream commit (fstests/BASE, scripts/fetch-peer.sh)
+fstests-tree:
+	@$(S)/make-tree.sh fstests
+fstests-export:
+	@$(S)/export-series.sh fstests
 
 # Trees are created on first use; after that they are yours to work in.
 build/kernel/Makefile:
@@ -66,6 +72,10 @@ xfsprogs: build/xfsprogs/configure.ac util-linux
 mkfs-stock: build/e2fsprogs/configure.ac build/xfsprogs/configure.ac util-linux
 	@$(S)/build-e2fsprogs.sh --stock
 	@$(S)/build-xfsprogs.sh --stock
+# fstests with fstests/patches, built in $GH_CACHE/fstests; without the pinned base (no
+# peer tarball, no network) it says so and the fstests suite skips.
+fstests:
+	@$(S)/build-fstests.sh
 selftest: build/kernel/Makefile
 	@$(S)/build-selftest.sh
 initramfs: tools selftest
@@ -92,6 +102,12 @@ check: deps
 
 check-sanitize: deps
 	@$(S)/check.sh --sanitize
+
+# fstests' fuller selection (the XFS growfs group, the quick mkfs and repair cases, the ext4
+# resize group; README.md, "Peer suites"), not part of make check.
+check-peer: deps e2fsprogs xfsprogs mkfs-stock fstests
+	@mkdir -p build/results
+	@$(S)/test-fstests.sh --full | tee build/results/fstests-full.tap
 
 bench: deps tools kernel qemu initramfs xfsprogs
 	@$(S)/bench.sh

@@ -4,7 +4,7 @@
 # the libblkid of the util-linux series (make util-linux) so that mke2fs sees the growth hints.
 # build-e2fsprogs.sh [--stock|--system-blkid]
 #   (none)          the series (build/e2fsprogs) -> build/out/e2fsprogs/sbin
-#   --stock         the unpatched base (tag gh-base): mke2fs only -> build/out/e2fsprogs-stock/sbin,
+#   --stock         the unpatched base (tag gh-base), the same programs -> build/out/e2fsprogs-stock/sbin,
 #                   the reference of the unhinted-disk comparison and of the demo
 #   --system-blkid  the series against the system's libblkid, which has no growth getters:
 #                   proves the configure check (nothing installed)
@@ -60,11 +60,7 @@ if [ ! -f "$obj/MCONFIG" ] || [ "$(cat "$obj/.configure-opts" 2>/dev/null)" != "
 	echo "$want" > "$obj/.configure-opts"
 fi
 
-if [ "$mode" = --stock ]; then
-	progs=(misc/mke2fs)
-else
-	progs=(misc/mke2fs misc/dumpe2fs misc/tune2fs e2fsck/e2fsck resize/resize2fs debugfs/debugfs)
-fi
+progs=(misc/mke2fs misc/dumpe2fs misc/tune2fs e2fsck/e2fsck resize/resize2fs debugfs/debugfs)
 info "building ${progs[*]##*/} in $obj"
 mk() { make -C "$obj/$1" -j2 V=0 "${@:2}" >>"$log" 2>&1; }
 {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Build what the project uses of the xfsprogs series: mkfs.xfs, xfs_repair, xfs_db,
-# xfs_growfs, xfs_spaceman and the xfs_info script, linked with the libblkid of the
-# util-linux series (make util-linux) so that mkfs.xfs sees the growth hints.
+# xfs_growfs, xfs_spaceman, xfs_io and the xfs_info and xfs_admin scripts (what fstests
+# runs), linked with the libblkid of the util-linux series (make util-linux) so that mkfs.xfs
+# sees the growth hints.
 # build-xfsprogs.sh [--stock|--system-blkid]
 #   (none)          the series (build/xfsprogs) -> build/out/xfsprogs/sbin
-#   --stock         the unpatched base (tag gh-base): mkfs.xfs only -> build/out/xfsprogs-stock/sbin,
-#                   the reference of the unhinted-disk comparison and of the demo
+#   --stock         the unpatched base (tag gh-base), the same programs -> build/out/xfsprogs-stock/sbin,
+#                   the reference of the unhinted-disk comparison, of the demo and of fstests
 #   --system-blkid  the series against the system's libblkid, which has no growth getters:
 #                   proves the configure check (nothing installed)
 # xfsprogs builds in its source directory, so each variant builds in a copy
@@ -92,13 +93,8 @@ if [ ! -f "$obj/include/builddefs" ] || [ "$(cat "$obj/.configure-opts" 2>/dev/n
 	echo "$want" > "$obj/.configure-opts"
 fi
 
-if [ "$mode" = --stock ]; then
-	dirs=(libfrog libxfs libxcmd mkfs)
-	progs=(mkfs/mkfs.xfs)
-else
-	dirs=(libfrog libxfs libxlog libxcmd libhandle mkfs repair db growfs spaceman)
-	progs=(mkfs/mkfs.xfs repair/xfs_repair db/xfs_db growfs/xfs_growfs spaceman/xfs_spaceman)
-fi
+dirs=(libfrog libxfs libxlog libxcmd libhandle mkfs repair db growfs spaceman io)
+progs=(mkfs/mkfs.xfs repair/xfs_repair db/xfs_db growfs/xfs_growfs spaceman/xfs_spaceman io/xfs_io)
 info "building ${progs[*]##*/} in $obj"
 # The top-level Makefile orders the directories (include first); only these are built.
 if ! { make -C "$obj" -j2 Q=@ headers && make -C "$obj" -j2 Q=@ "${dirs[@]}"; } >>"$log" 2>&1; then
@@ -126,9 +122,8 @@ mkdir -p "$dest.new/sbin"
 for p in "${progs[@]}"; do
 	cp "$obj/$p" "$dest.new/sbin/"
 done
-if [ "$mode" != --stock ]; then
-	install -m 0755 "$obj/spaceman/xfs_info.sh" "$dest.new/sbin/xfs_info"
-fi
+install -m 0755 "$obj/spaceman/xfs_info.sh" "$dest.new/sbin/xfs_info"
+install -m 0755 "$obj/db/xfs_admin.sh" "$dest.new/sbin/xfs_admin"
 rm -rf "$dest"
 mv "$dest.new" "$dest"
 info "xfsprogs ready: $dest"

@@ -35,6 +35,7 @@ suites=(
 	"kunit|selftests/kunit.sh|bash selftests/kunit.sh"
 	"scenarios|selftests/run.sh|bash selftests/run.sh"
 	"stock-compat|selftests/stock-compat.sh|bash selftests/stock-compat.sh"
+	"fstests|scripts/test-fstests.sh|bash scripts/test-fstests.sh"
 )
 sanitize_suites=(
 	"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
@@ -69,6 +70,7 @@ if [ $build = 1 ]; then
 	step "building libblkid, blkid and lsblk (util-linux)" make -s util-linux
 	step "building mke2fs and mkfs.xfs of the series and their bases" make -s e2fsprogs xfsprogs mkfs-stock
 	step "building the tools" make -s tools
+	step "building fstests" make -s fstests
 	if [ -f scripts/build-selftest.sh ]; then
 		step "building the kselftest" bash scripts/build-selftest.sh
 	fi

@@ -1,0 +1,386 @@
+#!/usr/bin/env bash
+# fstests with the userspace of the series: KTAP, one result per fstests case and
+# configuration ("ok 3 xfs/202 [hinted]").
+# test-fstests.sh [--full] [--config NAME]... [TEST...]
+#   (none)     the selection of make check (about 4 minutes)
+#   --full     make check-peer: the XFS growfs group, xfs/202, the mkfs and repair cases of
+#              the quick group and the ext4 resize group, with the series' new cases
+#   --config   only these configurations (default: all of "configs" below)
+#   TEST...    only these cases (xfs/202 ...), in every configuration of their filesystem
+# fstests (build/fstests, the pinned base plus fstests/patches) runs from its build in
+# $GH_CACHE/fstests (make fstests), on two loop devices over sparse files, on the host's
+# kernel, as root, with the series' xfsprogs and e2fsprogs (build/out/xfsprogs,
+# build/out/e2fsprogs) first in PATH.  A case that fails runs again with the unpatched bases
+# (build/out/*-stock) and plain mkfs options: only a failure the bases do not share fails.
+# Shared failures are listed with their reason in fstests/known-failures, which is checked to
+# stay true (a listed case that passes now is a failure) and small.
+# Results and logs: build/results/fstests/<configuration>/ (fstests' RESULT_BASE).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# Configurations: name | filesystem | MKFS_OPTIONS.
+#   plain   the options fstests uses by default;
+#   hinted  the layout plain mkfs makes on a disk whose hints say it may grow to 64 TiB.
+# The opt-in image mode of mkfs.xfs (-d growth_target=64t,growth_single_ag=1) is no default
+# and is not a configuration here: as the only MKFS_OPTIONS it fails cases whose scratch
+# filesystem it changes (xfs/844 tests it; --config image runs it on request).
+configs=(
+	"plain|xfs|"
+	"hinted|xfs|-d growth_target=64t"
+	"plain|ext4|"
+	"hinted|ext4|-E growth_target=64T"
+)
+optional_configs=(
+	"image|xfs|-d growth_target=64t,growth_single_ag=1"
+)
+# make check: what the series changes most directly, within about 4 minutes (README.md);
+# xfs/070 is the redundancy of the secondary superblocks (a bad one is outvoted).
+curated_xfs=(xfs/202 xfs/070 xfs/841 xfs/842 xfs/843 xfs/844 xfs/015 xfs/606)
+curated_ext4=(ext4/309 ext4/306)
+# Per configuration run of ./check, seconds, before it counts as hung.
+limit=${FSTESTS_TIMEOUT:-}
+dev_size=16G
+known="$top/fstests/known-failures"
+known_max=15
+
+full=0 only_configs=() only_tests=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--full) full=1; shift ;;
+	--config) only_configs+=("${2:?--config needs a name}"); shift 2 ;;
+	-*) die "unknown option '$1' (usage: test-fstests.sh [--full] [--config NAME]... [TEST...])" ;;
+	*) only_tests+=("$1"); shift ;;
+	esac
+done
+[ -n "$limit" ] || if [ $full = 1 ]; then limit=3600; else limit=600; fi
+
+obj=$(cat "$top/build/fstests.obj" 2>/dev/null || true)
+# FSTESTS_SERIES_BIN / FSTESTS_BASE_BIN (directories separated by ":") run other builds, an
+# older version of a series for example.
+IFS=: read -r -a series_bin <<< "${FSTESTS_SERIES_BIN:-$out/xfsprogs/sbin:$out/e2fsprogs/sbin}"
+IFS=: read -r -a stock_bin <<< "${FSTESTS_BASE_BIN:-$out/xfsprogs-stock/sbin:$out/e2fsprogs-stock/sbin}"
+
+# The cases of one filesystem for this run, sorted.
+group_of() { # group_of FS GROUP...: the cases of FS in any of these groups (from the sources)
+	local fs=$1 f
+	shift
+	for f in "$obj/tests/$fs"/[0-9]*; do
+		case "${f##*/}" in *.*) continue ;; esac
+		local line
+		line=$(grep -m1 '^_begin_fstest' "$f" || true)
+		for g in "$@"; do
+			if [[ " $line " == *" $g "* ]]; then
+				echo "$fs/${f##*/}"
+				break
+			fi
+		done
+	done
+}
+quick_mkfs_repair() { # the XFS cases in the quick group and in mkfs or repair
+	local t line
+	for t in $(group_of xfs mkfs repair); do
+		line=$(grep -m1 '^_begin_fstest' "$obj/tests/$t")
+		[[ " $line " == *" quick "* ]] && echo "$t"
+	done
+	return 0
+}
+select_tests() { # select_tests FS: one case a line
+	local fs=$1
+	if [ ${#only_tests[@]} -gt 0 ]; then
+		printf '%s\n' "${only_tests[@]}" | { grep "^$fs/" || true; }
+	elif [ $full = 1 ] && [ "$fs" = xfs ]; then
+		{ group_of xfs growfs; quick_mkfs_repair; echo xfs/202; } | sort -u
+	elif [ $full = 1 ]; then
+		group_of ext4 resize
+	elif [ "$fs" = xfs ]; then
+		printf '%s\n' "${curated_xfs[@]}" | sort
+	else
+		printf '%s\n' "${curated_ext4[@]}" | sort
+	fi
+}
+
+# The configurations of this run and their cases.
+runs=() total=1
+for c in "${configs[@]}" "${optional_configs[@]}"; do
+	IFS='|' read -r name fs opts <<< "$c"
+	if [ ${#only_configs[@]} -gt 0 ]; then
+		[[ " ${only_configs[*]} " == *" $name "* ]] || continue
+	elif [[ " ${optional_configs[*]} " == *" $c "* ]]; then
+		continue
+	fi
+	runs+=("$c")
+done
+
+echo "KTAP version 1"
+n=0
+result() { # result ok|notok|skip NAME [DIRECTIVE]
+	n=$((n + 1))
+	case "$1" in
+	ok) echo "ok $n $2${3:+ # $3}" ;;
+	skip) echo "ok $n $2 # SKIP $3" ;;
+	*) echo "not ok $n $2${3:+ # $3}" ;;
+	esac
+}
+diag() { sed 's/^/# /'; }
+
+# Whatever is missing makes every case a skip, with the reason.
+why=""
+if [ -s "$top/build/fstests.missing" ]; then
+	why=$(cat "$top/build/fstests.missing")
+elif [ -z "$obj" ] || [ ! -x "$obj/check" ]; then
+	why="fstests is not built (make fstests)"
+elif [ "$(id -u)" != 0 ]; then
+	why="fstests needs root (loop devices, mount)"
+else
+	# What fstests runs of xfsprogs and e2fsprogs, from each userspace.
+	for p in mkfs.xfs xfs_repair xfs_db xfs_growfs xfs_io xfs_admin xfs_info xfs_spaceman \
+		mke2fs e2fsck resize2fs tune2fs dumpe2fs debugfs; do
+		found=0
+		for d in "${series_bin[@]}"; do [ -x "$d/$p" ] && found=1; done
+		[ $found = 1 ] || why="no $p of the series in ${series_bin[*]} (make xfsprogs e2fsprogs)"
+		found=0
+		for d in "${stock_bin[@]}"; do [ -x "$d/$p" ] && found=1; done
+		[ $found = 1 ] || why="no $p of the bases in ${stock_bin[*]} (make mkfs-stock)"
+	done
+fi
+if [ -n "$why" ]; then
+	echo "1..${#runs[@]}"
+	for c in "${runs[@]}"; do
+		IFS='|' read -r name fs opts <<< "$c"
+		result skip "$fs [$name]" "$why"
+	done
+	exit 0
+fi
+
+declare -A tests_of
+for c in "${runs[@]}"; do
+	IFS='|' read -r name fs opts <<< "$c"
+	tests_of[$name-$fs]=$(select_tests "$fs")
+	total=$((total + $(echo "${tests_of[$name-$fs]}" | grep -c . || true)))
+done
+echo "1..$total"
+echo "kernel $(uname -r), fstests $(git -C "$top/build/fstests" describe --always --tags 2>/dev/null || echo '?')" |
+	diag
+
+# Loop devices over sparse files, in a directory others can traverse (fstests runs some
+# commands as the fsgqa user).
+work=$(mktemp -d "${TMPDIR:-/tmp}/gh-fstests.XXXXXX")
+chmod 755 "$work"
+loops=()
+cleanup() {
+	local m l
+	for m in "$work/scratch" "$work/test"; do
+		if mountpoint -q "$m"; then
+			# Only fstests' own processes (started here) can be using these mounts.
+			fuser -km "$m" >/dev/null 2>&1 || true
+			umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+		fi
+	done
+	for l in "${loops[@]}"; do
+		losetup -d "$l" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$work/test" "$work/scratch"
+truncate -s "$dev_size" "$work/test.img" "$work/scratch.img"
+test_dev=$(losetup -f --show "$work/test.img")
+loops+=("$test_dev")
+scratch_dev=$(losetup -f --show "$work/scratch.img")
+loops+=("$scratch_dev")
+
+# fstests wants an fsgqa user for the cases that drop privileges.
+if ! id fsgqa >/dev/null 2>&1; then
+	useradd -m fsgqa >/dev/null 2>&1 || echo "could not create the fsgqa user" | diag
+fi
+
+# A PATH directory per userspace: the programs, fsck.ext* and mkfs.ext*, and mkfs and fsck
+# wrappers (util-linux's mkfs and fsck look in /sbin before PATH, so fstests' "mkfs -t ext4"
+# and "fsck -t ext4" would run Debian's mke2fs and e2fsck).
+make_bin() { # make_bin DIR SBIN...
+	local dir=$1 d f
+	shift
+	mkdir -p "$dir"
+	for d in "$@"; do
+		for f in "$d"/*; do
+			ln -sf "$f" "$dir/${f##*/}"
+		done
+	done
+	for f in ext2 ext3 ext4; do
+		ln -sf mke2fs "$dir/mkfs.$f"
+		ln -sf e2fsck "$dir/fsck.$f"
+	done
+	cat > "$dir/mkfs" <<-'EOF'
+	#!/bin/sh
+	# mkfs [-t TYPE] [--] ARGS: mkfs.TYPE from PATH
+	type=ext2
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-t) type=$2; shift 2 ;;
+		-V) shift ;;
+		--) shift; break ;;
+		*) break ;;
+		esac
+	done
+	exec "mkfs.$type" "$@"
+	EOF
+	sed 's/mkfs/fsck/g; s/type=ext2/type=ext4/' "$dir/mkfs" > "$dir/fsck"
+	chmod +x "$dir/mkfs" "$dir/fsck"
+}
+make_bin "$work/bin-series" "${series_bin[@]}"
+make_bin "$work/bin-stock" "${stock_bin[@]}"
+# Both userspaces make ext4 with the e2fsprogs tree's own mke2fs.conf, as its package would.
+if [ -f "$out/e2fsprogs/etc/mke2fs.conf" ]; then
+	export MKE2FS_CONFIG="$out/e2fsprogs/etc/mke2fs.conf"
+fi
+echo "series: ${series_bin[*]}; bases: ${stock_bin[*]}" | diag
+
+results="$top/build/results/fstests"
+rm -rf "$results"
+mkdir -p "$results"
+
+# run_check NAME FS BIN MKFS_OPTIONS TEST...: ./check in fstests' build; prints lines
+# "pass|fail|notrun|lost TEST [REASON]".
+prepared_fs=""
+run_check() {
+	local name=$1 fs=$2 bin=$3 opts=$4 rb="$results/$1" cfg t
+	shift 4
+	mkdir -p "$rb"
+	if [ "$prepared_fs" != "$fs" ]; then
+		# The test filesystem, made once per filesystem type with the series' plain mkfs.
+		if mountpoint -q "$work/test"; then umount "$work/test"; fi
+		if [ "$fs" = xfs ]; then
+			"$work/bin-series/mkfs.xfs" -f -q "$test_dev"
+		else
+			"$work/bin-series/mke2fs" -q -F -t ext4 "$test_dev"
+		fi
+		prepared_fs=$fs
+	fi
+	cfg="$rb/local.config"
+	cat > "$cfg" <<-EOF
+	export FSTYP=$fs
+	export TEST_DEV=$test_dev
+	export TEST_DIR=$work/test
+	export SCRATCH_DEV=$scratch_dev
+	export SCRATCH_MNT=$work/scratch
+	export MKFS_OPTIONS="$opts"
+	export RESULT_BASE=$rb
+	# Debian's xfs_scrub (xfsprogs 6.1) is not the series': no online scrub.
+	export XFS_SCRUB_PROG=""
+	EOF
+	local rc=0
+	(cd "$obj" && PATH="$bin:$PATH" HOST_OPTIONS="$cfg" \
+		timeout -k 30 "$limit" ./check "$@") > "$rb/check.out" 2>&1 || rc=$?
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "./check timed out after $limit s" >> "$rb/check.out"
+		for m in "$work/scratch" "$work/test"; do
+			if mountpoint -q "$m"; then
+				fuser -km "$m" >/dev/null 2>&1 || true
+				umount "$m" 2>/dev/null || umount -l "$m" || true
+			fi
+		done
+	fi
+	local ran notrun failed
+	ran=" $(sed -n 's/^Ran: //p' "$rb/check.out" | tail -n 1) "
+	notrun=" $(sed -n 's/^Not run: //p' "$rb/check.out" | tail -n 1) "
+	failed=" $(sed -n 's/^Failures: //p' "$rb/check.out" | tail -n 1) "
+	for t in "$@"; do
+		if [[ "$notrun" == *" $t "* ]]; then
+			echo "notrun $t $(tr '\n' ' ' < "$rb/$t.notrun" 2>/dev/null)"
+		elif [[ "$failed" == *" $t "* ]]; then
+			echo "fail $t"
+		elif [[ "$ran" == *" $t "* ]]; then
+			echo "pass $t"
+		else
+			echo "lost $t"
+		fi
+	done
+}
+
+# Known failures: "TEST CONFIGS REASON" lines; CONFIGS is fs:name,... or *.
+known_reason() { # known_reason TEST NAME FS: the reason, if listed
+	awk -v t="$1" -v c="$3:$2" '!/^#/ && NF >= 3 && $1 == t {
+		n = split($2, cs, ","); for (i = 1; i <= n; i++) if (cs[i] == "*" || cs[i] == c) {
+			$1 = $2 = ""; sub(/^ +/, ""); print; exit } }' "$known" 2>/dev/null || true
+}
+declare -A base_result
+known_passed=()
+for c in "${runs[@]}"; do
+	IFS='|' read -r name fs opts <<< "$c"
+	mapfile -t list < <(echo "${tests_of[$name-$fs]}" | grep . || true)
+	[ ${#list[@]} -gt 0 ] || continue
+	t0=$SECONDS
+	run_check "$fs-$name" "$fs" "$work/bin-series" "$opts" "${list[@]}" > "$work/res"
+	echo "$fs [$name] MKFS_OPTIONS='$opts': ${#list[@]} cases in $((SECONDS - t0)) s" | diag
+	# Failures run again with the bases, plain options (the bases know no growth target).
+	mapfile -t bad < <(awk '$1 == "fail" { print $2 }' "$work/res")
+	need=()
+	for t in "${bad[@]}"; do
+		[ -n "${base_result[$t]:-}" ] || need+=("$t")
+	done
+	if [ ${#need[@]} -gt 0 ]; then
+		while read -r st t _; do
+			base_result[$t]=$st
+		done < <(run_check "$fs-$name-base" "$fs" "$work/bin-stock" "" "${need[@]}")
+	fi
+	while read -r st t reason; do
+		label="$t [$name]"
+		why=$(known_reason "$t" "$name" "$fs")
+		case "$st" in
+		pass)
+			result ok "$label"
+			[ -z "$why" ] || known_passed+=("$t $fs:$name")
+			;;
+		notrun)
+			result skip "$label" "${reason:-not run}"
+			;;
+		lost)
+			result notok "$label" "did not finish (./check timed out or stopped; see ${results#"$top"/}/$fs-$name/check.out)"
+			;;
+		fail)
+			for f in "$results/$fs-$name/$t.out.bad" "$results/$fs-$name/$t.full"; do
+				[ -f "$f" ] && echo "see ${f#"$top"/}"
+			done | diag
+			if [ -f "$results/$fs-$name/$t.out.bad" ]; then
+				diff -u "$obj/tests/$t.out" "$results/$fs-$name/$t.out.bad" 2>/dev/null |
+					first_lines 20 | diag || true
+			fi
+			case "${base_result[$t]:-}" in
+			fail | lost)
+				if [ -n "$why" ]; then
+					result skip "$label" "known failure, the base fails too: $why"
+				else
+					echo "$t fails with the base too; list it in fstests/known-failures with the reason" | diag
+					result skip "$label" "fails with the base too (not in fstests/known-failures)"
+				fi
+				;;
+			*)
+				result notok "$label" "new failure (the base: ${base_result[$t]:-not run})"
+				;;
+			esac
+			;;
+		esac
+	done < "$work/res"
+done
+
+# The known-failures file stays true and small.
+entries=$(grep -cvE '^(#|[[:space:]]*$)' "$known" 2>/dev/null || true)
+bad_lines=$(awk '!/^#/ && NF > 0 && NF < 3' "$known" 2>/dev/null || true)
+ok=1
+if [ ${#known_passed[@]} -gt 0 ]; then
+	printf '%s passes now: remove it from fstests/known-failures\n' "${known_passed[@]}" | diag
+	ok=0
+fi
+if [ "${entries:-0}" -gt $known_max ]; then
+	echo "fstests/known-failures has $entries entries, more than $known_max" | diag
+	ok=0
+fi
+if [ -n "$bad_lines" ]; then
+	echo "$bad_lines" | sed 's/^/without a reason: /' | diag
+	ok=0
+fi
+if [ $ok = 1 ]; then
+	result ok "fstests/known-failures: ${entries:-0} entries, true and small"
+else
+	result notok "fstests/known-failures: ${entries:-0} entries, true and small"
+fi
