@@ -138,6 +138,7 @@ fi
 # min(the default AG size for the maximum (max/4 below 4 TiB), 7/16 of the disk in MiB): three
 # AGs at least, the last 1/8 of the disk
 mib=256 # 4 KiB blocks per MiB
+# shellcheck disable=SC2017 # the order of mkfs.xfs's own integer arithmetic
 seven16=$((S / 4096 / 8 * 7 / 2))
 agsize=$(min $((max / 4 / 4096)) $((seven16 - seven16 % mib)))
 t_eq "hinted: xfs agsize (blocks)" "$(xfs_field "$xfs" agsize)" "$agsize"
@@ -258,6 +259,7 @@ else
 	echo "$out" | sed 's/^/# /'
 	t_fail "far growth: mkfs.xfs says the hints were used"
 fi
+# shellcheck disable=SC2017 # the order of mkfs.xfs's own integer arithmetic
 seven16=$((S1 / 4096 / 8 * 7 / 2))
 t_eq "far growth: plain mkfs.xfs makes three AGs, two of 7/16 of the disk" \
 	"$(xfs_field "$one" agcount) $(xfs_field "$one" agsize)" "3 $((seven16 - seven16 % mib))"
