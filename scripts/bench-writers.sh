@@ -13,7 +13,7 @@
 # stat and unlink BENCH_W_FILES files of 1 KiB); THREADS in BENCH_W_THREADS ("1 2 4": this
 # machine has 2 cores; bigger VMs need a bigger run).  Every cell is a fresh filesystem; the
 # layouts run in a different order each round (a Latin square: each layout in each position
-# as often), BENCH_W_RUNS rounds (5).  Root only.
+# as often), BENCH_W_RUNS rounds (8: a multiple of 4).  Root only.
 # Output: tools/bench/results/<date>-writers/{raw.tsv,env.txt,results.md} (BENCH_W_OUT to
 # write elsewhere); results.md gives, per cell, the median seconds with min-max, and the median
 # of the per-round ratios to the defaults with a bootstrap 95% interval and a verdict against
@@ -21,10 +21,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-runs=${BENCH_W_RUNS:-5}
+runs=${BENCH_W_RUNS:-8}
 threads_list=${BENCH_W_THREADS:-1 2 4}
-wbytes=${BENCH_W_BYTES:-$((512 << 20))}
-wfiles=${BENCH_W_FILES:-10000}
+wbytes=${BENCH_W_BYTES:-$((2048 << 20))}
+wfiles=${BENCH_W_FILES:-40000}
 size=${BENCH_W_SIZE:-10G}
 ceiling=${BENCH_W_CEILING:-64t}
 layouts=(defaults aa native image)

@@ -175,6 +175,7 @@ static int meta(const char *dir, long threads, long nfiles)
 
 	if (threads < 1 || threads > 256)
 		return 2;
+	mkdir_p(dir);
 	pthread_barrier_init(&bar, NULL, (unsigned)threads);
 	t0 = now();
 	for (i = 0; i < threads; i++) {

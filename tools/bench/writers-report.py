@@ -40,7 +40,7 @@ def main():
     with open(os.path.join(outdir, "env.txt")) as f:
         print("```\n" + f.read().rstrip() + "\n```\n")
     print("| workload | threads | layout | AGs | seconds, median (min-max) | ratio to defaults, "
-          "median [95% CI] | verdict (<= %.2f) |" % LIMIT)
+          "median [95%% CI] | verdict (<= %.2f) |" % LIMIT)
     print("|---|---|---|---|---|---|---|")
     for workload in ("writers", "meta"):
         for threads in sorted({k[1] for k in secs if k[0] == workload}):
