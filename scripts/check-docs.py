@@ -273,6 +273,48 @@ diag = ["%s links to %s, which does not exist" % (d, l) for d in docs if d.endsw
         for l in find(r"\]\(([^)#\s:]+)(?:#[^)]*)?\)", docs[d]) if not os.path.exists(os.path.join(TOP, os.path.dirname(d), l))]
 result(not diag, "relative links resolve", diag)
 
+# Benchmark numbers: a paragraph (or list item) of a document that cites a committed results
+# folder (tools/bench/results/<run>/), the tables right after it and the paragraph after those
+# tables state only numbers of that run: every decimal number in them (ratios, seconds,
+# intervals) is a value of the run's report (results.md) or environment (env.txt); raw.tsv's
+# thousands of values would let almost any number through.
+def cited_units(text):  # [(runs, text)] for each citing paragraph with its tables and comment
+    paras = [p for p in re.split(r"\n\s*\n|\n(?=- )", text) if p.strip()]
+    out, i = [], 0
+    while i < len(paras):
+        runs = sorted(set(find(r"tools/bench/results/([-\w.]+)/", paras[i])))
+        if not runs:
+            i += 1
+            continue
+        unit, j = [paras[i]], i + 1
+        while j < len(paras) and paras[j].lstrip().startswith("|"):
+            unit.append(paras[j])
+            j += 1
+        if j > i + 1 and j < len(paras) and not paras[j].lstrip().startswith("#"):
+            unit.append(paras[j])
+            j += 1
+        out.append((runs, "\n".join(unit)))
+        i = j
+    return out
+
+
+diag, cited = [], 0
+for d in sorted(docs):
+    for runs, unit in cited_units(docs[d]):
+        cited += 1
+        values = set()
+        for r in runs:
+            files = glob.glob(os.path.join(TOP, "tools/bench/results", r, "*.md")) + glob.glob(
+                os.path.join(TOP, "tools/bench/results", r, "env.txt"))
+            if not files:
+                diag.append("%s cites tools/bench/results/%s/, which is not committed" % (d, r))
+            for f in files:
+                values |= {v.rstrip("0").rstrip(".") for v in re.findall(r"\d+\.\d+", read(os.path.relpath(f, TOP)))}
+        for v in sorted(set(re.findall(r"(?<![\w.])\d+\.\d+(?!\.?\d)", unit))):
+            if v.rstrip("0").rstrip(".") not in values:
+                diag.append("%s, where it cites %s: %s is in no file of that run" % (d, ", ".join(runs), v))
+result(cited > 0 and not diag, "benchmark numbers: what cites a results folder states only its values (%d places)" % cited, diag)
+
 print("KTAP version 1\n1..%d" % len(results))
 for i, (ok, name, diag) in enumerate(results, 1):
     print("".join("# %s\n" % l for l in diag) + "%sok %d %s" % ("" if ok else "not ", i, name))
