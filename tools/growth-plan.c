@@ -218,7 +218,7 @@ static uint64_t xfs_default_log(uint64_t dblocks)
 static void plan_xfs(struct gh_plan *p, const struct gh_plan_req *req, const struct user_geom *g)
 {
 	uint64_t sb = p->size / BLOCK, fb = p->final / BLOCK;
-	uint64_t want_ag, limit_ag, ag, want_log, cap_log, log, last, su = 0, sw = 0;
+	uint64_t want_ag, limit_ag, ag, want_log, cap_log, log, su = 0, sw = 0;
 	char a[32], b[32], v[40];
 	const char *why_ag;
 
@@ -302,13 +302,7 @@ static void plan_xfs(struct gh_plan *p, const struct gh_plan_req *req, const str
 		size_arg(p->log_blocks * BLOCK, v, sizeof(v));
 		add_opt(p, 'l', "size", v);
 	}
-	/* mkfs puts the log in AG agcount/2; a short last AG cannot hold it. */
-	last = sb - (p->agcount - 1) * ag;
-	if (p->agcount / 2 == p->agcount - 1 && last < ag &&
-	    last < p->log_blocks + XFS_AG_MIN_BLOCKS) {
-		p->log_agnum = 0;
-		add_opt(p, 'l', "agnum", "0");
-	}
+	/* mkfs puts the log in AG agcount/2: with three AGs or more a full one */
 
 	gh_format_size(ag * BLOCK, a, sizeof(a));
 	gh_format_size(p->log_blocks * BLOCK, b, sizeof(b));
