@@ -235,7 +235,8 @@ fi
 t_cmd "ext4 e2fsck -fn" e2fsck -fn "/dev/$ext"
 
 # 5. A disk that may grow far: plain mkfs.xfs makes three AGs within it (two of 7/16 of it), a
-# layout every xfs_repair takes and checks by majority.  The opt-in image mode (-d growth_target=MAX,growth_single_ag=1) makes one AG
+# layout every xfs_repair takes and checks by majority.  The opt-in image mode
+# (-d growth_target=MAX,growth_single_ag=1) makes one AG
 # of the size a filesystem made at the maximum has, larger than the disk, and a spare superblock
 # in the block after it; grown in steps under I/O it ends with the geometry of mkfs.xfs at the
 # maximum.  Lost primary superblock after a growth within the AG: restored from the spare, with
