@@ -3,10 +3,11 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all deps demo check check-sanitize bench kernel-tree qemu-tree util-linux-tree \
+.PHONY: all deps demo check bench kernel-tree qemu-tree util-linux-tree \
 	e2fsprogs-tree xfsprogs-tree kernel-export qemu-export util-linux-export e2fsprogs-export \
 	xfsprogs-export kernel qemu util-linux e2fsprogs xfsprogs mkfs-stock kernel-sanitize selftest \
 	initramfs tools tools-check docs-check check-series clean fstests-tree fstests-export fstests \
+	blktests-tree blktests-export blktests \
 	check-peer
 
 all: kernel qemu initramfs tools
@@ -39,6 +40,11 @@ fstests-tree:
 	@$(S)/make-tree.sh fstests
 fstests-export:
 	@$(S)/export-series.sh fstests
+# blktests: the same, blktests/BASE
+blktests-tree:
+	@$(S)/make-tree.sh blktests
+blktests-export:
+	@$(S)/export-series.sh blktests
 
 # Trees are created on first use; after that they are yours to work in.
 build/kernel/Makefile:
@@ -76,6 +82,9 @@ mkfs-stock: build/e2fsprogs/configure.ac build/xfsprogs/configure.ac util-linux
 # peer tarball, no network) it says so and the fstests suite skips.
 fstests:
 	@$(S)/build-fstests.sh
+# blktests with blktests/patches, built in $GH_CACHE/blktests; skips as fstests does.
+blktests:
+	@$(S)/build-blktests.sh
 selftest: build/kernel/Makefile
 	@$(S)/build-selftest.sh
 initramfs: tools selftest
@@ -100,14 +109,13 @@ demo: deps
 check: deps
 	@$(S)/check.sh
 
-check-sanitize: deps
-	@$(S)/check.sh --sanitize
-
 # fstests' fuller selection (the XFS growfs group, the quick mkfs and repair cases, the ext4
 # resize group; README.md, "Peer suites"), not part of make check.
-check-peer: deps e2fsprogs xfsprogs mkfs-stock fstests
+check-peer: deps e2fsprogs xfsprogs mkfs-stock fstests blktests kernel-sanitize qemu initramfs
 	@mkdir -p build/results
 	@$(S)/test-fstests.sh --full | tee build/results/fstests-full.tap
+	@GH_KERNEL=build/out/bzImage-sanitize GH_MODULES=build/out/modules-sanitize \
+		$(S)/test-blktests.sh --full | tee build/results/blktests-full.tap
 
 bench: deps tools kernel qemu initramfs xfsprogs
 	@$(S)/bench.sh

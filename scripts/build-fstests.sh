@@ -8,25 +8,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tree="$top/build/fstests"
-missing="$top/build/fstests.missing"
-mkdir -p "$top/build"
-rm -f "$missing"
-if [ ! -f "$tree/check" ]; then
-	rc=0
-	bash "$top/scripts/make-tree.sh" fstests 2>"$top/build/fstests-tree.log" || rc=$?
-	if [ $rc != 0 ]; then
-		cat "$top/build/fstests-tree.log" >&2
-		# fetch-peer.sh exits 2 when the base is simply not there.
-		if [ $rc = 2 ]; then
-			sed -n 's/^fetch-peer.sh: warning: //p' "$top/build/fstests-tree.log" > "$missing"
-			[ -s "$missing" ] || echo "fstests is missing (see build/fstests-tree.log)" > "$missing"
-			warn "$(cat "$missing"); the fstests suites will skip"
-			exit 0
-		fi
-		die "make-tree.sh fstests failed; see build/fstests-tree.log"
-	fi
-fi
+rc=0
+peer_tree fstests || rc=$?
+[ $rc = 0 ] || exit 0
 for p in autoconf libtoolize aclocal autoheader rsync make; do
 	command -v "$p" >/dev/null || die "$p is missing: run 'make deps'"
 done
@@ -36,11 +20,7 @@ mkdir -p "$obj" "$CCACHE_DIR"
 build_lock
 log="$obj.log"
 : > "$log"
-# Content that changed only: an unchanged file keeps its time, so make rebuilds what changed.
-rsync -rl --checksum --exclude=/.git "$tree/" "$obj/"
-# A test the series no longer has must not run: tests/ is copied with deletions (but the
-# group lists the build writes there).
-rsync -rl --checksum --delete --exclude=group.list "$tree/tests/" "$obj/tests/"
+peer_copy fstests "$obj"
 info "building fstests in $obj"
 if ! (cd "$obj" && CC="ccache gcc" make -j2 >>"$log" 2>&1); then
 	{ grep -E 'error|Error' "$log" || tail -n 10 "$log"; } | first_lines 30 >&2

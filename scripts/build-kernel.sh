@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build the guest kernel from build/kernel: build-kernel.sh [guest|sanitize]
-# Output: build/out/bzImage (guest) or build/out/bzImage-sanitize.
+# Output: build/out/bzImage (guest) or build/out/bzImage-sanitize, and its modules and
+# configuration as a root tree, build/out/modules[-sanitize]/lib/modules/<release> and
+# .../boot/config-<release> (blktests loads the modules; nothing else does).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -42,9 +44,15 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragsum" 2>/dev/null)" != "$sum" ]
 fi
 info "building kernel ($variant) in $obj"
 kmake -j"$(nproc)" KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=gh KBUILD_BUILD_HOST=gh bzImage
-if [ "$variant" = guest ]; then
-	cp "$obj/arch/x86/boot/bzImage" "$out/bzImage"
-else
-	cp "$obj/arch/x86/boot/bzImage" "$out/bzImage-$variant"
-fi
+suffix=""
+[ "$variant" = guest ] || suffix="-$variant"
+kmake -j"$(nproc)" KBUILD_BUILD_TIMESTAMP="2000-01-01" modules
+rel=$(kmake -s kernelrelease)
+rm -rf "$out/modules$suffix.new"
+kmake INSTALL_MOD_PATH="$out/modules$suffix.new" modules_install >/dev/null
+mkdir -p "$out/modules$suffix.new/boot"
+cp "$obj/.config" "$out/modules$suffix.new/boot/config-$rel"
+rm -rf "$out/modules$suffix"
+mv "$out/modules$suffix.new" "$out/modules$suffix"
+cp "$obj/arch/x86/boot/bzImage" "$out/bzImage$suffix"
 info "kernel ready: $(ls "$out"/bzImage*)"

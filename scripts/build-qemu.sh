@@ -10,9 +10,11 @@ obj="${GH_QEMU_OBJ:-$top/build/qemu-obj}"
 [ -f "$src/configure" ] || die "no QEMU tree at $src: run 'make qemu-tree' first"
 mkdir -p "$obj" "$out" "$CCACHE_DIR"
 build_lock
-# vduse-blk: the series touches its configuration space; qemu-compat.sh tests it
+# vduse-blk: the series touches its configuration space; qemu-compat.sh tests it.  virtfs:
+# the blktests guest boots on the host's root filesystem over virtio-9p (test-blktests.sh),
+# which needs libattr (--enable-attr).
 opts=(--target-list=x86_64-softmmu --without-default-features --enable-kvm --enable-tools
-	--enable-fdt=system --enable-libvduse --enable-vduse-blk-export --disable-docs
+	--enable-fdt=system --enable-libvduse --enable-vduse-blk-export --enable-attr --enable-virtfs --disable-docs
 	--disable-install-blobs --disable-werror --python=/usr/bin/python3)
 stamp="$obj/.configure-opts"
 if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}" ]; then

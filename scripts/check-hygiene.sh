@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$top"
 tests=(shellcheck "kernel series regenerates" "qemu series regenerates" "util-linux series regenerates"
 	"e2fsprogs series regenerates" "xfsprogs series regenerates" "fstests series regenerates"
+	"blktests series regenerates"
 	"kernel checkpatch --strict" "qemu checkpatch" "util-linux checkpatch" "no URLs in scripts"
 	"pipelines read all input" "scripts are executable")
 echo "KTAP version 1"
@@ -42,7 +43,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gh-hygiene.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 git clone -q --shared "$top" "$tmp/repo"
 mkdir -p "$tmp/repo/build"
-for what in kernel qemu util-linux e2fsprogs xfsprogs fstests; do
+for what in kernel qemu util-linux e2fsprogs xfsprogs fstests blktests; do
 	log="$tmp/$what.log"
 	tree="$top/build/$what"
 	# A peer suite's base may simply be missing (no peer tarball, no network): a skip.

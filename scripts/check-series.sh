@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bisectability: build every commit of a series on its own.
-# check-series.sh [kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests]...
+# check-series.sh [kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests|blktests]...
 # Walks gh-base+1 .. series in the tree under build/, building incrementally (git checkout
 # touches only the files that differ, so each step rebuilds what that patch changed),
 # then returns the tree to its branch.  Prints KTAP: one result per patch.
@@ -17,6 +17,7 @@ build_one() {
 	e2fsprogs) bash "$top/scripts/build-e2fsprogs.sh" ;;
 	xfsprogs) bash "$top/scripts/build-xfsprogs.sh" ;;
 	fstests) bash "$top/scripts/build-fstests.sh" ;;
+	blktests) bash "$top/scripts/build-blktests.sh" ;;
 	esac
 }
 
@@ -54,7 +55,7 @@ for what in "$@"; do
 	kernel) bash "$top/scripts/build-kernel.sh" guest >/dev/null 2>&1 || true ;;
 	qemu) build_one qemu >/dev/null 2>&1 || true ;;
 	util-linux) bash "$top/scripts/build-util-linux.sh" >/dev/null 2>&1 || true ;;
-	e2fsprogs | xfsprogs | fstests) build_one "$what" >/dev/null 2>&1 || true ;;
+	e2fsprogs | xfsprogs | fstests | blktests) build_one "$what" >/dev/null 2>&1 || true ;;
 	esac
 done
 exit "$failed"

@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
 # make check: build what the tests need, run every suite, count the top-level KTAP results.
-# check.sh [--sanitize] [--no-build] [SUITE...]
-#   by default every suite, including the sanitizer ones (KUnit and the hostile,
-#               runtime-change, kselftest, storm, reset and unplug scenarios on the debug
-#               kernel build/out/bzImage-sanitize: KASAN, UBSAN, lockdep, hung tasks)
-#   --sanitize  only the sanitizer suites (make check-sanitize)
+# check.sh [--no-build] [SUITE...]
 #   --no-build  use the artifacts in build/out as they are
+# Every guest (KUnit, the scenarios, blktests, the Debian-kernel checks aside) boots one
+# kernel: the debug build build/out/bzImage-sanitize (make kernel-sanitize: the guest
+# configuration with KASAN, UBSAN, lockdep and hung-task detection), so that every scenario
+# runs under the sanitizers and the check builds one kernel, not two.  GH_CHECK_KERNEL=guest
+# uses the plain guest kernel (make kernel, what the demo and the benchmarks boot) instead.
 # Each suite's KTAP goes to build/results/<suite>.tap (its stderr to <suite>.log).
 # Last line: "N passed, N failed, N skipped"; the exit status is non-zero on any failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-sanitize=0 build=1 only=()
+build=1 only=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--sanitize) sanitize=1; shift ;;
 	--no-build) build=0; shift ;;
-	-*) die "unknown option '$1' (usage: check.sh [--sanitize] [--no-build] [SUITE...])" ;;
+	-*) die "unknown option '$1' (usage: check.sh [--no-build] [SUITE...])" ;;
 	*) only+=("$1"); shift ;;
 	esac
 done
+variant=${GH_CHECK_KERNEL:-sanitize}
+case "$variant" in
+sanitize) export GH_KERNEL="$out/bzImage-sanitize" GH_MODULES="$out/modules-sanitize" ;;
+guest) export GH_KERNEL="$out/bzImage" GH_MODULES="$out/modules" ;;
+*) die "GH_CHECK_KERNEL is 'sanitize' (the default) or 'guest', not '$variant'" ;;
+esac
 
 # suite name | script that must exist | command
 suites=(
@@ -36,16 +42,8 @@ suites=(
 	"scenarios|selftests/run.sh|bash selftests/run.sh"
 	"stock-compat|selftests/stock-compat.sh|bash selftests/stock-compat.sh"
 	"fstests|scripts/test-fstests.sh|bash scripts/test-fstests.sh"
+	"blktests|scripts/test-blktests.sh|bash scripts/test-blktests.sh"
 )
-sanitize_suites=(
-	"kunit-sanitize|selftests/kunit.sh|bash selftests/kunit.sh --kernel build/out/bzImage-sanitize"
-	"scenarios-sanitize|selftests/run.sh|bash selftests/run.sh --sanitize hostile runtime-change nvme kselftest storm reset unplug mkfs-native"
-)
-if [ $sanitize = 1 ]; then
-	suites=("${sanitize_suites[@]}")
-else
-	suites+=("${sanitize_suites[@]}")
-fi
 # Suites whose producers are still being written: a missing script is a skip, not a failure.
 # The lead empties this list when every suite exists.
 pending=()
@@ -64,13 +62,17 @@ step() { # step DESCRIPTION COMMAND...: a build step; its output goes to build/r
 }
 if [ $build = 1 ]; then
 	: > "$results/build.log"
-	[ $sanitize = 1 ] || step "building the kernel" make -s kernel
-	step "building the sanitizer kernel" make -s kernel-sanitize
+	if [ "$variant" = sanitize ]; then
+		step "building the guest kernel (debug build: KASAN, UBSAN, lockdep)" make -s kernel-sanitize
+	else
+		step "building the guest kernel" make -s kernel
+	fi
 	step "building QEMU" make -s qemu
 	step "building libblkid, blkid and lsblk (util-linux)" make -s util-linux
 	step "building mke2fs and mkfs.xfs of the series and their bases" make -s e2fsprogs xfsprogs mkfs-stock
 	step "building the tools" make -s tools
 	step "building fstests" make -s fstests
+	step "building blktests" make -s blktests
 	if [ -f scripts/build-selftest.sh ]; then
 		step "building the kselftest" bash scripts/build-selftest.sh
 	fi

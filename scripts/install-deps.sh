@@ -2,8 +2,9 @@
 # Install the Debian packages the project needs (make deps).  A fast no-op when everything
 # is there.  meson >= 1.5 and python3-pycotap come from bookworm-backports through the
 # private apt config in lib.sh; the system's apt configuration is never modified.
-# The last two lines of pkgs are what the fstests suites need to build and run fstests (its
-# README's Debian list, less what only other filesystems' or optional tests use).
+# The last two lines of pkgs but one are what the fstests suites need to build and run fstests
+# (its README's Debian list, less what only other filesystems' or optional tests use); the
+# last one what blktests runs beyond those (in its guest, whose root is the host's).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -13,7 +14,8 @@ pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio ccache libglib2.0
 	qemu-system-x86 ipxe-qemu fdisk libncurses-dev libblkid-dev python3-matplotlib udev
 	uuid-dev liburcu-dev libinih-dev autoconf automake libtool rsync nvme-cli
 	xfslibs-dev libattr1-dev libacl1-dev libaio-dev libcap-dev liburing-dev libgdbm-dev
-	libgdbm-compat-dev libtool-bin acl attr gawk fio psmisc dmsetup xfsdump)
+	libgdbm-compat-dev libtool-bin acl attr gawk fio psmisc dmsetup xfsdump
+	mdadm parted)
 backports=(meson python3-pycotap)
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]; }

@@ -119,6 +119,70 @@ matches() { grep -c "$@" >/dev/null; }		# matches [GREP-OPTS] PATTERN: a line ma
 
 sha256_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
 
+# peer_tree WHAT: build/WHAT, the tree of a peer test suite (fstests, blktests): its pinned
+# base and WHAT/patches, made by make-tree.sh when absent.  When the base is simply not there
+# (no peer tarball, no network) the reason goes to build/WHAT.missing and the status is 2: the
+# suite's tests then skip.  Any other failure dies.
+peer_tree() {
+	local what=$1 rc=0
+	mkdir -p "$top/build"
+	rm -f "$top/build/$what.missing"
+	[ -e "$top/build/$what/.git" ] && return 0
+	bash "$top/scripts/make-tree.sh" "$what" 2>"$top/build/$what-tree.log" || rc=$?
+	[ $rc = 0 ] && return 0
+	cat "$top/build/$what-tree.log" >&2
+	# fetch-peer.sh exits 2 when the base is simply not there.
+	[ $rc = 2 ] || die "make-tree.sh $what failed; see build/$what-tree.log"
+	sed -n 's/^fetch-peer.sh: warning: //p' "$top/build/$what-tree.log" > "$top/build/$what.missing"
+	[ -s "$top/build/$what.missing" ] ||
+		echo "$what is missing (see build/$what-tree.log)" > "$top/build/$what.missing"
+	warn "$(cat "$top/build/$what.missing"); the $what suites will skip"
+	return 2
+}
+
+# peer_copy WHAT DIR: build/WHAT into DIR, where the suite is built and run (both fstests and
+# blktests build and run in their source directory); only files whose content changed are
+# copied, so that a warm build does nothing, and tests/ loses what the series no longer has.
+peer_copy() {
+	local what=$1 dir=$2
+	mkdir -p "$dir"
+	rsync -rl --checksum --exclude=/.git "$top/build/$what/" "$dir/"
+	rsync -rl --checksum --delete --exclude=group.list "$top/build/$what/tests/" "$dir/tests/"
+}
+
+# A peer suite's known failures: failures the unpatched base shares, one line each,
+#   TEST WHERE REASON
+# WHERE is a comma-separated list of where the test ran (a configuration, a device) or *.
+# known_failure FILE TEST WHERE: the reason FILE gives, if it lists TEST for WHERE.
+known_failure() {
+	awk -v t="$2" -v w="$3" '!/^#/ && NF >= 3 && $1 == t {
+		n = split($2, ws, ","); for (i = 1; i <= n; i++) if (ws[i] == "*" || ws[i] == w) {
+			$1 = $2 = ""; sub(/^ +/, ""); print; exit } }' "$1" 2>/dev/null || true
+}
+# known_failures_check FILE MAX [PASSED...]: the file stays true (none of the PASSED entries,
+# "TEST WHERE" of listed failures that passed in this run) and small (at most MAX entries,
+# each with a reason); says what is wrong on stdout and returns 1 if anything is.
+known_failures_check() {
+	local file=$1 max=$2 entries bad ok=0
+	shift 2
+	entries=$(grep -cvE '^(#|[[:space:]]*$)' "$file" 2>/dev/null || true)
+	bad=$(awk '!/^#/ && NF > 0 && NF < 3' "$file" 2>/dev/null || true)
+	local e
+	for e in "$@"; do
+		echo "$e passes now: remove it from ${file#"$top"/}"
+		ok=1
+	done
+	if [ "${entries:-0}" -gt "$max" ]; then
+		echo "${file#"$top"/} has $entries entries, more than $max"
+		ok=1
+	fi
+	if [ -n "$bad" ]; then
+		while IFS= read -r e; do echo "without a reason: $e"; done <<< "$bad"
+		ok=1
+	fi
+	return $ok
+}
+
 # Builds take all cores: serialize them across concurrent users of one machine.
 build_lock() {
 	# A caller that already holds the lock for a longer job (a benchmark, say) says so.

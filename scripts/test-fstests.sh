@@ -298,11 +298,7 @@ run_check() {
 }
 
 # Known failures: "TEST CONFIGS REASON" lines; CONFIGS is fs:name,... or *.
-known_reason() { # known_reason TEST NAME FS: the reason, if listed
-	awk -v t="$1" -v c="$3:$2" '!/^#/ && NF >= 3 && $1 == t {
-		n = split($2, cs, ","); for (i = 1; i <= n; i++) if (cs[i] == "*" || cs[i] == c) {
-			$1 = $2 = ""; sub(/^ +/, ""); print; exit } }' "$known" 2>/dev/null || true
-}
+known_reason() { known_failure "$known" "$1" "$3:$2"; } # known_reason TEST NAME FS
 declare -A base_result
 known_passed=()
 for c in "${runs[@]}"; do
@@ -365,22 +361,9 @@ done
 
 # The known-failures file stays true and small.
 entries=$(grep -cvE '^(#|[[:space:]]*$)' "$known" 2>/dev/null || true)
-bad_lines=$(awk '!/^#/ && NF > 0 && NF < 3' "$known" 2>/dev/null || true)
-ok=1
-if [ ${#known_passed[@]} -gt 0 ]; then
-	printf '%s passes now: remove it from fstests/known-failures\n' "${known_passed[@]}" | diag
-	ok=0
-fi
-if [ "${entries:-0}" -gt $known_max ]; then
-	echo "fstests/known-failures has $entries entries, more than $known_max" | diag
-	ok=0
-fi
-if [ -n "$bad_lines" ]; then
-	echo "$bad_lines" | sed 's/^/without a reason: /' | diag
-	ok=0
-fi
-if [ $ok = 1 ]; then
+if msg=$(known_failures_check "$known" "$known_max" "${known_passed[@]}"); then
 	result ok "fstests/known-failures: ${entries:-0} entries, true and small"
 else
+	echo "$msg" | diag
 	result notok "fstests/known-failures: ${entries:-0} entries, true and small"
 fi

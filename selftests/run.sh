@@ -47,24 +47,46 @@ export GH_KERNEL=$kernel GH_QEMU=$qemu GH_INITRD=${GH_INITRD:-$out/initramfs.cpi
 
 echo "KTAP version 1"
 echo "1..${#names[@]}"
+# Scenarios are independent (own work directory, own QMP sockets and images): without
+# --verbose, GH_SCENARIO_JOBS of them (default: the number of CPUs, each guest being one
+# emulated CPU) run at a time; the results are printed in order.
+jobs=${GH_SCENARIO_JOBS:-$(nproc)}
+[ $verbose = 0 ] || jobs=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run_one() { # run_one NAME: its KTAP in $tmp/NAME, stderr in .err, status in .rc, seconds in .secs
+	local n=$1 start=$SECONDS rc=0
+	export GH_WORK="$top/build/results/scenarios/$n"
+	if [ $verbose = 1 ]; then
+		bash "$here/scenarios/$n.sh" 2> >(sed "s/^/[$n] /" >&2) | tee "$tmp/$n" | sed "s/^/[$n] /" >&2 || rc=${PIPESTATUS[0]}
+	else
+		bash "$here/scenarios/$n.sh" > "$tmp/$n" 2> "$tmp/$n.err" || rc=$?
+	fi
+	echo $((SECONDS - start)) > "$tmp/$n.secs"
+	echo "$rc" > "$tmp/$n.rc"
+}
+running=0
+for n in "${names[@]}"; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	run_one "$n" &
+	running=$((running + 1))
+done
+wait || true
+
 i=0 failed=0
 for n in "${names[@]}"; do
 	i=$((i + 1))
-	export GH_WORK="$top/build/results/scenarios/$n"
-	res=$(mktemp)
-	start=$SECONDS
-	rc=0
-	if [ $verbose = 1 ]; then
-		bash "$here/scenarios/$n.sh" 2> >(sed "s/^/[$n] /" >&2) | tee "$res" | sed "s/^/[$n] /" >&2 || rc=${PIPESTATUS[0]}
-	else
-		bash "$here/scenarios/$n.sh" > "$res" 2> "$res.err" || rc=$?
-	fi
-	total=$(grep -cE '^(not )?ok ' "$res" || true)
+	res="$tmp/$n"
+	rc=$(cat "$res.rc" 2>/dev/null || echo 1)
+	total=$(grep -cE '^(not )?ok ' "$res" 2>/dev/null || true)
 	echo "    KTAP version 1"
 	echo "    # Subtest: $n"
 	echo "    1..$total"
-	sed 's/^/    /' "$res"
-	echo "    # $n: $((SECONDS - start)) s"
+	sed 's/^/    /' "$res" 2>/dev/null || true
+	echo "    # $n: $(cat "$res.secs" 2>/dev/null || echo '?') s"
 	if [ $verbose = 0 ] && [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ -s "$res.err" ]; then
 		tail -n 10 "$res.err" | sed 's/^/    # /'
 	fi
@@ -78,6 +100,5 @@ for n in "${names[@]}"; do
 		echo "not ok $i $n"
 		failed=1
 	fi
-	rm -f "$res" "$res.err"
 done
 exit $failed

@@ -1,0 +1,51 @@
+#!/bin/sh
+# Guest side of scripts/test-blktests.sh (busybox, in the initramfs): boots into the host's
+# root filesystem the way virtme-ng does, read-only over virtio-9p (mount tag ghroot) under a
+# tmpfs overlay, mounts the output directory (mount tag ghout, writable) at the path gh.out
+# names, and runs the project's selftests/lib/blktests-guest.sh (gh.top: the checkout) there,
+# so that blktests runs with the host's bash, fio, util-linux, sg3-utils, nvme-cli, dmsetup
+# and mdadm.  Its exit status is the test's.
+set -u
+arg() { sed -n "s/.*gh\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+out=$(arg out)
+top=$(arg top)
+if [ -z "$out" ] || [ -z "$top" ]; then
+	echo "gh.out= and gh.top= are needed"
+	exit 1
+fi
+
+# blktests makes and removes many devices: no uevent helper for each of them.
+echo > /proc/sys/kernel/hotplug 2>/dev/null
+
+r=/mnt/root
+mkdir -p /mnt/host /mnt/rw "$r"
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 ghroot /mnt/host ||
+	{ echo "cannot mount the host's root (virtio-9p tag ghroot)"; exit 1; }
+mount -t tmpfs -o mode=0755 tmpfs /mnt/rw
+mkdir -p /mnt/rw/upper /mnt/rw/work
+mount -t overlay overlay -o lowerdir=/mnt/host,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work "$r" ||
+	{ echo "cannot mount the overlay over the host's root"; exit 1; }
+mount -t proc proc "$r/proc"
+mount -t sysfs sysfs "$r/sys"
+mount -t devtmpfs devtmpfs "$r/dev"
+mkdir -p "$r/dev/pts" "$r/dev/shm"
+ln -sf /proc/self/fd "$r/dev/fd"
+ln -sf /proc/self/fd/0 "$r/dev/stdin"
+ln -sf /proc/self/fd/1 "$r/dev/stdout"
+ln -sf /proc/self/fd/2 "$r/dev/stderr"
+mount -t devpts devpts "$r/dev/pts"
+mount -t tmpfs tmpfs "$r/dev/shm"
+mount -t tmpfs -o mode=0755 tmpfs "$r/run"
+mount -t tmpfs -o mode=1777 tmpfs "$r/tmp"
+mount -t configfs configfs "$r/sys/kernel/config" 2>/dev/null
+mkdir -p "$r$out"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 ghout "$r$out" ||
+	{ echo "cannot mount the output directory (virtio-9p tag ghout)"; exit 1; }
+
+chroot "$r" /usr/bin/env -i HOME=/root TERM=dumb \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	/bin/bash "$top/selftests/lib/blktests-guest.sh" "$out"
+status=$?
+sync
+umount "$r$out" 2>/dev/null
+exit $status

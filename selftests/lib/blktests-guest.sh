@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs blktests in the blktests guest (selftests/guest/blktests.sh chroots into the host's root
+# filesystem, read-only under a tmpfs overlay, and starts this with the output directory, a
+# writable virtio-9p mount).  OUT/job (written by scripts/test-blktests.sh) names:
+#   BLKTESTS   the blktests build to run (from the host's root, read-only: results go to /tmp)
+#   MODULES    a root tree with lib/modules/<release> and boot/config-<release> for the
+#              running kernel (build/out/modules; Debian's package for Debian's kernel)
+#   TESTS      the blktests tests and groups to run
+#   CONFIG     more lines of blktests' configuration (NVMET_TRTYPES=loop, ...)
+# The disks the guest booted with are blktests' TEST_DEVS.  Writes OUT/check.log (blktests'
+# output), OUT/results/ (its result files) and OUT/dmesg.log.
+set -euo pipefail
+out=${1:?usage: blktests-guest.sh OUT}
+BLKTESTS="" MODULES="" CONFIG="" TESTS=()
+# shellcheck source=/dev/null
+. "$out/job"
+
+rel=$(uname -r)
+# The modules and the configuration of the running kernel where the host's root has its own.
+if [ -n "$MODULES" ] && [ -d "$MODULES/lib/modules/$rel" ]; then
+	mkdir -p /lib/modules
+	mount --bind "$MODULES/lib/modules" /lib/modules
+fi
+if [ -n "$MODULES" ] && [ -f "$MODULES/boot/config-$rel" ]; then
+	mkdir -p /boot
+	cp "$MODULES/boot/config-$rel" "/boot/config-$rel"
+fi
+mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
+
+# udev as on the machines blktests runs on (it settles after each change, and tests such as
+# dm/003 use the /dev/mapper links udev makes).  systemd's tools see the chroot and decline
+# ("Running in chroot, ignoring request") unless told that it is the system's root.
+export SYSTEMD_IGNORE_CHROOT=1
+mkdir -p /run/udev
+# The disks present at boot are not replayed to it (udevadm trigger): the tests read them
+# through sysfs and sg, and replaying costs a minute of emulated time.
+/lib/systemd/systemd-udevd --daemon --resolve-names=never
+
+# The disks present at boot are the QEMU disks: blktests' test devices.
+devs=()
+for d in /sys/block/*; do
+	n=${d##*/}
+	case "$n" in
+	nvme*c*) ;;
+	vd* | sd* | nvme*n*) devs+=("/dev/$n") ;;
+	esac
+done
+{
+	echo "TEST_DEVS=(${devs[*]})"
+	printf '%s\n' "$CONFIG"
+} > /tmp/blktests.config
+{
+	echo "kernel $rel; test devices: ${devs[*]:-none}"
+	for d in "${devs[@]}"; do
+		q=/sys/block/${d#/dev/}/queue
+		[ -e "$q/max_growth_bytes" ] || continue
+		echo "${d#/dev/}: growth hints $(cat "$q/min_growth_bytes") $(cat "$q/max_growth_bytes") $(cat "$q/growth_increment_bytes")"
+	done
+} > "$out/guest.log"
+
+rc=0
+cd "$BLKTESTS"
+./check -c /tmp/blktests.config -o /tmp/results "${TESTS[@]}" > "$out/check.log" 2>&1 || rc=$?
+mkdir -p "$out/results"
+cp -a /tmp/results/. "$out/results/" 2>/dev/null || true
+dmesg > "$out/dmesg.log" 2>&1 || true
+udevadm control --exit 2>/dev/null || true
+echo "check exited with status $rc" >> "$out/guest.log"
+exit 0
