@@ -21,7 +21,6 @@ result() { # result STATUS NAME [SKIP-REASON]; the diagnostics come before it
 	*) echo "not ok $n $2" ;;
 	esac
 }
-diag() { sed 's/^/# /'; }
 
 # 1. shellcheck: every shell script of the project (guest scripts are busybox sh).
 mapfile -t files < <(git ls-files -- 'scripts/*.sh' 'selftests/*.sh' 'selftests/**/*.sh' .ci/run \

@@ -150,6 +150,19 @@ peer_copy() {
 	rsync -rl --checksum --delete --exclude=group.list "$top/build/$what/tests/" "$dir/tests/"
 }
 
+# The peer suites' KTAP results, numbered in order: result ok|notok|skip NAME [DIRECTIVE];
+# diag: its input as KTAP diagnostic lines.
+result_n=0
+result() {
+	result_n=$((result_n + 1))
+	case "$1" in
+	ok) echo "ok $result_n $2${3:+ # $3}" ;;
+	skip) echo "ok $result_n $2 # SKIP $3" ;;
+	*) echo "not ok $result_n $2${3:+ # $3}" ;;
+	esac
+}
+diag() { sed 's/^/# /'; }
+
 # A peer suite's known failures: failures the unpatched base shares, one line each,
 #   TEST WHERE REASON
 # WHERE is a comma-separated list of where the test ran (a configuration, a device) or *.

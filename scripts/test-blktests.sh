@@ -51,16 +51,6 @@ timeout=${BLKTESTS_TIMEOUT:-}
 [ -n "$timeout" ] || if [ $full = 1 ]; then timeout=7200; else timeout=1200; fi
 
 echo "KTAP version 1"
-n=0
-result() { # result ok|notok|skip NAME [DIRECTIVE]
-	n=$((n + 1))
-	case "$1" in
-	ok) echo "ok $n $2${3:+ # $3}" ;;
-	skip) echo "ok $n $2 # SKIP $3" ;;
-	*) echo "not ok $n $2${3:+ # $3}" ;;
-	esac
-}
-diag() { sed 's/^/# /'; }
 
 obj=$(cat "$top/build/blktests.obj" 2>/dev/null || true)
 qemu="$out/qemu-system-x86_64"
@@ -175,7 +165,7 @@ mapfile -t names < <(awk -F'|' '$1 !~ /\*\*\*$/ { print $1 }' "$work/lines" | aw
 {
 	awk -F'|' '$1 ~ /\*\*\*$/ { print }' "$work/lines" | diag
 	head -n 3 "$results/out/guest.log" 2>/dev/null | diag
-	echo "blktests ran ${#names[@]} tests in $secs s (guest status $rc)"
+	echo "blktests ran ${#names[@]} tests in $secs s (guest status $rc)" | diag
 } 2>/dev/null || true
 echo "1..$(( ${#names[@]} + 1 ))"
 known_passed=()

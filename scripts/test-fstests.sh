@@ -112,16 +112,6 @@ for c in "${configs[@]}" "${optional_configs[@]}"; do
 done
 
 echo "KTAP version 1"
-n=0
-result() { # result ok|notok|skip NAME [DIRECTIVE]
-	n=$((n + 1))
-	case "$1" in
-	ok) echo "ok $n $2${3:+ # $3}" ;;
-	skip) echo "ok $n $2 # SKIP $3" ;;
-	*) echo "not ok $n $2${3:+ # $3}" ;;
-	esac
-}
-diag() { sed 's/^/# /'; }
 
 # Whatever is missing makes every case a skip, with the reason.
 why=""
