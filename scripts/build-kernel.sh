@@ -7,8 +7,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:-guest}
-src="$top/build/kernel"
-obj="$top/build/kernel-obj-$variant"
+# GH_KERNEL_SRC, GH_KERNEL_OBJ and GH_KERNEL_OUT build another tree (e.g. the unpatched base,
+# for test-blktests.sh) into another output directory.
+src="${GH_KERNEL_SRC:-$top/build/kernel}"
+obj="${GH_KERNEL_OBJ:-$top/build/kernel-obj-$variant}"
+out="${GH_KERNEL_OUT:-$out}"
 [ -f "$src/Makefile" ] || die "no kernel tree at $src: run 'make kernel-tree' first"
 frags=("$top/kernel/config/guest.config")
 [ "$variant" = guest ] || frags+=("$top/kernel/config/$variant.config")

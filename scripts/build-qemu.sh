@@ -13,7 +13,12 @@ build_lock
 # vduse-blk: the series touches its configuration space; qemu-compat.sh tests it.  virtfs:
 # the blktests guest boots on the host's root filesystem over virtio-9p (test-blktests.sh),
 # which needs libattr (--enable-attr).
-opts=(--target-list=x86_64-softmmu --without-default-features --enable-kvm --enable-tools
+# ccache: the unpatched base that qemu-compat.sh builds in the same layout gets the objects of
+# every file the series does not change from the cache (CCACHE_BASEDIR, lib.sh).
+# Depend mode takes the headers from the compiler's -MD output instead of running the
+# preprocessor a second time for each file the cache does not have.
+export CCACHE_DEPEND=1
+opts=(--cc="ccache gcc" --target-list=x86_64-softmmu --without-default-features --enable-kvm --enable-tools
 	--enable-fdt=system --enable-libvduse --enable-vduse-blk-export --enable-attr --enable-virtfs --disable-docs
 	--disable-install-blobs --disable-werror --python=/usr/bin/python3)
 stamp="$obj/.configure-opts"

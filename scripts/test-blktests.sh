@@ -14,10 +14,14 @@
 # host's bash, fio, util-linux, sg3-utils, nvme-cli, dmsetup and mdadm; the kernel's modules
 # come from build/out/modules.  The guest's QEMU disks (virtio-blk, scsi-hd and NVMe, each with
 # growth hints) are blktests' TEST_DEVS.
-# A failing test fails the suite unless blktests/known-failures lists it: failures the
-# unpatched base kernel shares, with the reason; the file is checked to stay true (a listed
-# test that passes now is a failure) and small.  A test of the series that skips because the
-# kernel lacks the growth hints fails: the series' kernel has them.
+# A failing test fails the suite unless blktests/known-failures lists it (failures the
+# unpatched base kernel shares, with the reason) or it fails on the base kernel too: failures
+# not listed run again in a second guest on the unpatched base kernel (build/kernel at gh-base,
+# the same configuration; built once in build/base, about 20 minutes for the debug build;
+# GH_BLKTESTS_BASE_RERUN=0 turns that off), and one that fails there too is reported as a skip
+# to be listed.  The file is checked to stay true (a listed test that passes now is a failure)
+# and small.  A test of the series that skips because the kernel lacks the growth hints fails:
+# the series' kernel has them.
 # Results and logs: build/results/blktests/ (check.log, results/, dmesg.log, console.log).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -56,6 +60,8 @@ obj=$(cat "$top/build/blktests.obj" 2>/dev/null || true)
 qemu="$out/qemu-system-x86_64"
 kernel=${GH_KERNEL:-$out/bzImage} initrd=${GH_INITRD:-$out/initramfs.cpio.gz}
 modules=${GH_MODULES:-$out/modules}
+# The guest sees the host's root: paths it is given must be absolute.
+kernel=$(realpath -m "$kernel") initrd=$(realpath -m "$initrd") modules=$(realpath -m "$modules")
 why=""
 if [ -s "$top/build/blktests.missing" ]; then
 	why=$(cat "$top/build/blktests.missing")
@@ -95,34 +101,45 @@ if [ $debian = 1 ]; then
 	modules=${modules%/lib/modules/"$kver"}
 fi
 
-# The guest's job: what runs, the blktests configuration.
-{
-	printf 'BLKTESTS=%q\nMODULES=%q\n' "$obj" "$modules"
-	printf 'TESTS=(%s)\n' "${tests[*]}"
-	# The loop transport only (no network in the guest); fio-based tests run at most 30 s
-	# each; nvmet's file-backed namespaces are sparse files on the guest's tmpfs.
-	printf 'CONFIG=%q\n' "NVMET_TRTYPES=loop
+# guest KERNEL INITRD MODULES OUTDIR TEST...: run blktests' TESTs in one guest; its results,
+# check.log and console.log go to OUTDIR; the exit status of run-vm.sh.
+guest() {
+	local k=$1 i=$2 m=$3 o=$4 vm
+	shift 4
+	mkdir -p "$o"
+	vm=$(mktemp -d "$work/vm.XXXXXX")
+	# The guest's job: what runs, the blktests configuration.
+	{
+		printf 'BLKTESTS=%q\nMODULES=%q\n' "$obj" "$m"
+		printf 'TESTS=(%s)\n' "$*"
+		# The loop transport only (no network in the guest); fio-based tests run at most
+		# 30 s each; nvmet's file-backed namespaces are sparse files on the guest's tmpfs.
+		printf 'CONFIG=%q\n' "NVMET_TRTYPES=loop
 TIMEOUT=30
 NVME_IMG_SIZE=512M"
-} > "$results/out/job"
+	} > "$o/job"
+	# Three disks with growth hints, one per transport: blktests' test devices.
+	local hints="min-growth=1G,max-growth=64T,growth-increment=1G" st=0
+	bash "$top/scripts/run-vm.sh" --kernel "$k" --initrd "$i" --qemu "$qemu" \
+		--dir "$vm" --timeout "$timeout" --memory 2G --test blktests --quiet \
+		--append "gh.out=$o gh.top=$top scsi_debug.add_host=0" \
+		--disk "virtio:size=2G:props=$hints" --disk "scsi:size=2G:props=$hints" \
+		--disk "nvme:size=2G:props=$hints" \
+		--qemu-arg -virtfs --qemu-arg "local,path=/,mount_tag=ghroot,security_model=none,readonly=on,multidevs=remap" \
+		--qemu-arg -virtfs --qemu-arg "local,path=$o,mount_tag=ghout,security_model=none,multidevs=remap" \
+		>/dev/null 2>"$o/run-vm.err" || st=$?
+	cp "$vm/console.log" "$o/console.log" 2>/dev/null || true
+	return $st
+}
 
-# Three disks with growth hints, one per transport: blktests' test devices.
-hints="min-growth=1G,max-growth=64T,growth-increment=1G"
 t0=$SECONDS
 rc=0
-bash "$top/scripts/run-vm.sh" --kernel "$kernel" --initrd "$initrd" --qemu "$qemu" \
-	--dir "$work/vm" --timeout "$timeout" --memory 2G --test blktests --quiet \
-	--append "gh.out=$results/out gh.top=$top scsi_debug.add_host=0" \
-	--disk "virtio:size=2G:props=$hints" --disk "scsi:size=2G:props=$hints" \
-	--disk "nvme:size=2G:props=$hints" \
-	--qemu-arg -virtfs --qemu-arg "local,path=/,mount_tag=ghroot,security_model=none,readonly=on,multidevs=remap" \
-	--qemu-arg -virtfs --qemu-arg "local,path=$results/out,mount_tag=ghout,security_model=none,multidevs=remap" \
-	>/dev/null 2>"$results/run-vm.err" || rc=$?
-cp "$work/vm/console.log" "$results/console.log" 2>/dev/null || true
+guest "$kernel" "$initrd" "$modules" "$results/out" "${tests[@]}" || rc=$?
+cp "$results/out/console.log" "$results/out/run-vm.err" "$results/" 2>/dev/null || true
 secs=$((SECONDS - t0))
 log="$results/out/check.log"
 
-# One line per test and device from blktests' output: "TEST|WHERE|STATUS|DETAIL".
+# parse LOG: one line per test and device from blktests' output: "TEST|WHERE|STATUS|DETAIL".
 parse() {
 	awk '
 	function flush() { if (t != "") print t "|" w "|" s "|" d; t = "" }
@@ -141,7 +158,7 @@ parse() {
 		next
 	}
 	{ flush() }
-	END { flush() }' "$log"
+	END { flush() }' "$1"
 }
 
 if [ ! -s "$log" ]; then
@@ -159,7 +176,47 @@ fi
 series_tests=" $(git -C "$top/build/blktests" diff --name-only --diff-filter=A gh-base..HEAD -- 'tests/*/[0-9]*' 2>/dev/null |
 	sed -n 's|^tests/\([a-z]*/[0-9]*\)$|\1|p' | tr '\n' ' ') "
 
-parse > "$work/lines"
+parse "$log" > "$work/lines"
+
+# Failures that blktests/known-failures does not list run again, in a second guest, on the
+# unpatched base kernel (build/kernel at gh-base, the same configuration, built once in
+# build/base): one that fails there too is shared with the base, not new.
+declare -A shared=()
+newfail=()
+while IFS='|' read -r t where status _; do
+	if [ "$status" = failed ] && [ -z "$(known_failure "$known" "$t" "$where")" ] &&
+		[[ " ${newfail[*]} " != *" $t "* ]]; then
+		newfail+=("$t")
+	fi
+done < "$work/lines"
+if [ ${#newfail[@]} -gt 0 ] && [ $debian = 0 ] && [ "${GH_BLKTESTS_BASE_RERUN:-1}" = 1 ]; then
+	variant=guest
+	[[ "$kernel" != *-sanitize ]] || variant=sanitize
+	bsrc="$top/build/base/kernel" bout="$top/build/base/out"
+	bsuffix=""
+	[ $variant = guest ] || bsuffix="-$variant"
+	if (
+		set -e
+		if [ ! -d "$bsrc/.git" ] ||
+			[ "$(git -C "$bsrc" rev-parse HEAD)" != "$(git -C "$top/build/kernel" rev-parse gh-base)" ]; then
+			rm -rf "$bsrc" && mkdir -p "$top/build/base"
+			git clone -q --shared --no-checkout "$top/build/kernel" "$bsrc"
+			git -C "$bsrc" checkout -q --detach "$(git -C "$top/build/kernel" rev-parse gh-base)"
+		fi
+		GH_KCONFIG_PARTIAL=1 GH_KERNEL_SRC="$bsrc" GH_KERNEL_OBJ="$top/build/base/kernel-obj-$variant" \
+			GH_KERNEL_OUT="$bout" bash "$top/scripts/build-kernel.sh" "$variant"
+	) > "$results/base-build.log" 2>&1; then
+		guest "$bout/bzImage$bsuffix" "$initrd" "$bout/modules$bsuffix" "$results/base" \
+			"${newfail[@]}" || true
+		while IFS='|' read -r t _ status _; do
+			[ "$status" != failed ] || shared[$t]=1
+		done < <(parse "$results/base/check.log" 2>/dev/null)
+		echo "run again on the unpatched base kernel: ${newfail[*]}; failing there too: ${!shared[*]}" | diag
+	else
+		tail -n 5 "$results/base-build.log" | diag
+		echo "the unpatched base kernel could not be built (see $results/base-build.log): failures count as new" | diag
+	fi
+fi
 # Group-level skips ("nvme/*** [not run]") apply to every test of the group that did not run.
 mapfile -t names < <(awk -F'|' '$1 !~ /\*\*\*$/ { print $1 }' "$work/lines" | awk '!seen[$0]++')
 {
@@ -228,6 +285,8 @@ for t in "${names[@]}"; do
 		done
 		if [ -z "$unknown" ]; then
 			result skip "$t" "known failure, the base kernel fails too: $reasons"
+		elif [ -n "${shared[$t]:-}" ]; then
+			result skip "$t" "fails on the unpatched base kernel too ($unknown; list it in blktests/known-failures with the reason)"
 		else
 			result notok "$t" "new failure ($unknown; not in blktests/known-failures)"
 		fi
