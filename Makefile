@@ -114,7 +114,7 @@ check: deps
 check-peer: deps e2fsprogs xfsprogs mkfs-stock fstests blktests kernel-sanitize qemu initramfs
 	@mkdir -p build/results
 	@$(S)/test-fstests.sh --full | tee build/results/fstests-full.tap
-	@GH_KERNEL=$(CURDIR)/build/out/bzImage-sanitize GH_MODULES=$(CURDIR)/build/out/modules-sanitize \
+	@GH_KERNEL=build/out/bzImage-sanitize GH_MODULES=build/out/modules-sanitize \
 		$(S)/test-blktests.sh --full | tee build/results/blktests-full.tap
 
 bench: deps tools kernel qemu initramfs xfsprogs

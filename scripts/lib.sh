@@ -140,6 +140,19 @@ peer_tree() {
 	return 2
 }
 
+# base_checkout TREE DIR: DIR is a checkout of TREE's unpatched base (tag gh-base), sharing
+# TREE's objects; checked out again only when the base moved (qemu-compat.sh, test-blktests.sh).
+base_checkout() {
+	local tree=$1 dir=$2 want
+	want=$(git -C "$tree" rev-parse gh-base)
+	[ -d "$dir/.git" ] && [ "$(git -C "$dir" rev-parse HEAD)" = "$want" ] && return 0
+	info "checking out the unpatched base in $dir"
+	rm -rf "$dir"
+	mkdir -p "$(dirname "$dir")"
+	git clone -q --shared --no-checkout "$tree" "$dir"
+	git -C "$dir" checkout -q --detach "$want"
+}
+
 # peer_copy WHAT DIR: build/WHAT into DIR, where the suite is built and run (both fstests and
 # blktests build and run in their source directory); only files whose content changed are
 # copied, so that a warm build does nothing, and tests/ loses what the series no longer has.

@@ -21,14 +21,7 @@ qmp_py="$top/selftests/lib/qmp.py"
 
 [ -f "$obj/build.ninja" ] || die "no QEMU build in $obj: run scripts/build-qemu.sh first"
 [ -d "$tree/.git" ] || die "no tree at $tree: run 'make qemu-tree' first"
-if [ ! -d "$base/build/qemu/.git" ] ||
-	[ "$(git -C "$base/build/qemu" rev-parse HEAD)" != "$(git -C "$tree" rev-parse gh-base)" ]; then
-	info "checking out the unpatched base in $base/build/qemu"
-	rm -rf "$base/build/qemu"
-	mkdir -p "$base/build"
-	git clone -q --shared --no-checkout "$tree" "$base/build/qemu"
-	git -C "$base/build/qemu" checkout -q --detach "$(git -C "$tree" rev-parse gh-base)"
-fi
+base_checkout "$tree" "$base/build/qemu"
 info "building the unpatched QEMU in $bobj (the first time takes a few minutes)"
 GH_CCACHE_BASEDIR="$base" GH_QEMU_SRC="$base/build/qemu" GH_QEMU_OBJ="$bobj" \
 	bash "$top/scripts/build-qemu.sh" >&2

@@ -197,12 +197,7 @@ if [ ${#newfail[@]} -gt 0 ] && [ $debian = 0 ] && [ "${GH_BLKTESTS_BASE_RERUN:-1
 	[ $variant = guest ] || bsuffix="-$variant"
 	if (
 		set -e
-		if [ ! -d "$bsrc/.git" ] ||
-			[ "$(git -C "$bsrc" rev-parse HEAD)" != "$(git -C "$top/build/kernel" rev-parse gh-base)" ]; then
-			rm -rf "$bsrc" && mkdir -p "$top/build/base"
-			git clone -q --shared --no-checkout "$top/build/kernel" "$bsrc"
-			git -C "$bsrc" checkout -q --detach "$(git -C "$top/build/kernel" rev-parse gh-base)"
-		fi
+		base_checkout "$top/build/kernel" "$bsrc"
 		GH_KCONFIG_PARTIAL=1 GH_KERNEL_SRC="$bsrc" GH_KERNEL_OBJ="$top/build/base/kernel-obj-$variant" \
 			GH_KERNEL_OUT="$bout" bash "$top/scripts/build-kernel.sh" "$variant"
 	) > "$results/base-build.log" 2>&1; then
