@@ -25,7 +25,7 @@ if ! (cd "$obj" && make -j"$(nproc)" CC="ccache gcc" CXX="ccache g++" >>"$log" 2
 	{ grep -E 'error|Error' "$log" || tail -n 10 "$log"; } | first_lines 30 >&2
 	die "blktests build failed; see $log"
 fi
-for f in check new src/openclose tests/scsi/012; do
+for f in check new src/openclose; do
 	[ -e "$obj/$f" ] || die "the blktests build in $obj has no $f; see $log"
 done
 echo "$obj" > "$top/build/blktests.obj"
