@@ -20,8 +20,8 @@ work="$top/build/results/bench-io"
 build_lock # a benchmark: nothing else heavy may run meanwhile
 rm -rf "$work"
 mkdir -p "$work"
-props="min-growth=0,max-growth=64G,growth-increment=1G"
-"$qemu" -device virtio-blk-pci,help 2>/dev/null | matches max-growth ||
+props="x-growth-hints=on,x-growth-min=0,x-growth-max=64G,x-growth-increment=1G"
+"$qemu" -device virtio-blk-pci,help 2>/dev/null | matches x-growth-max ||
 	die "$qemu has no growth hint properties: run 'make qemu'"
 
 vm() { # vm NAME ARGS...: one guest; its console in $work/NAME/console.log

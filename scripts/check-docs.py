@@ -206,7 +206,9 @@ agree("NVMe Namespace Size Range offsets", {
     [(NVME + " (3.8)", nv(find(r"^- (NSZRA|MINNSZE|MAXNSZE|NSZEINC): bytes? (?:\d+:)?(\d+)", nvme_doc))),
      (NVME + " (4.1)", nv((f, b) for b, f in find(
          r"^\| (?:\d+:)?(\d+) \| O \| \*\*[^(]*\((NSZRA|MINNSZE|MAXNSZE|NSZEINC)\)", nvme_doc)))] +
-    [("the QEMU series' rst", tuple(map(int, m))) for m in rst] + ([] if rst else [("the QEMU series' rst", None)]))
+    [("the QEMU series' rst", tuple(map(int, m))) for m in rst] +
+    ([("the QEMU series' rst", nv((f, b) for b, f in find(
+        r"^(\d+) +(NSZRA|MINNSZE|MAXNSZE|NSZEINC) ", qrst)))] if not rst else []))
 diag = ["%s states the %s (%s): link to the proposals instead" % (d, f, v) for f in NUMBERS for d, v in stated(f)
         if d in ("Documentation/design.md", GUIDE, "README.md")]
 result(not diag, "numbers are stated only in the proposals, cover letters and the series' texts", diag)

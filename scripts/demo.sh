@@ -36,9 +36,9 @@ if [ "${GH_DEMO_NO_BUILD:-0}" != 1 ]; then
 fi
 qemu=${GH_QEMU:-$out/qemu-system-x86_64}
 props=""
-if "$qemu" -device virtio-blk-pci,help 2>/dev/null | matches max-growth; then
-	props=":props=min-growth=1G,max-growth=16T,growth-increment=1G"
-	info "QEMU has the growth hint properties: both disks get min-growth=1G,max-growth=16T,growth-increment=1G"
+if "$qemu" -device virtio-blk-pci,help 2>/dev/null | matches x-growth-max; then
+	props=":props=x-growth-hints=on,x-growth-min=1G,x-growth-max=16T,x-growth-increment=1G"
+	info "QEMU has the growth hint properties: both disks get x-growth-hints=on,x-growth-min=1G,x-growth-max=16T,x-growth-increment=1G"
 else
 	warn "$qemu has no growth hint properties yet: the disks are plain"
 fi

@@ -7,7 +7,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-obj="$top/build/qemu-obj"
+obj="${GH_QEMU_OBJ:-$top/build/qemu-obj}"
 # binary | extended regexp of the test paths to run (from "binary -l")
 groups=(
 	"growth-hints-test|/growth-hints/"

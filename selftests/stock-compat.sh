@@ -311,7 +311,7 @@ scenario() {
 		finish
 	fi
 	if ! qemu_has_hints; then
-		h_skip "stock-compat" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip "stock-compat" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		finish
 	fi
 	mkdir -p "$img"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A virtio-blk device that breaks every rule, one at a time (QEMU's x-unchecked-growth-hints
+# A virtio-blk device that breaks every rule, one at a time (QEMU's x-growth-hints-unchecked
 # lets the host send anything): the disk reads 0 0 0 and the kernel logs the broken rule once,
 # the same reason sent twice is logged once, and a valid set in between is shown.
 # gh.disks=SERIAL:CASES,...  each case is a host-side token "NAME" with the expected reason

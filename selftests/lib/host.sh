@@ -93,11 +93,11 @@ storm_stop() {
 # qemu_has_hints: $GH_QEMU has the growth properties on virtio-blk-pci and scsi-hd.
 qemu_has_hints() {
 	local q=$GH_QEMU
-	"$q" -device virtio-blk-pci,help 2>/dev/null | matches 'max-growth' &&
-		"$q" -device scsi-hd,help 2>/dev/null | matches 'max-growth'
+	"$q" -device virtio-blk-pci,help 2>/dev/null | matches 'x-growth-max' &&
+		"$q" -device scsi-hd,help 2>/dev/null | matches 'x-growth-max'
 }
 # hint_props MIN MAX INC: the QEMU device properties for these values (bytes or 1G, 64T).
-hint_props() { echo "min-growth=$1,max-growth=$2,growth-increment=$3"; }
+hint_props() { echo "x-growth-hints=on,x-growth-min=$1,x-growth-max=$2,x-growth-increment=$3"; }
 
 # vm NAME [run-vm.sh OPTIONS...]: boot a guest for this scenario; console in
 # $GH_WORK/NAME/console.log; GH-WAIT lines go to this script's on_wait_* functions.

@@ -19,7 +19,7 @@ bytes() { numfmt --from=iec "$1"; }
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip "hints" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip "hints" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
 	local args=() expect="" s serial size lbs min max inc bus props

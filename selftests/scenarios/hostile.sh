@@ -2,8 +2,8 @@
 # shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
 # Scenario: hostile devices: malformed or rule-breaking hints are dropped with one log line
 # scsi_debug (built into the guest kernel) serves short, lying and invalid Capacity Growth
-# pages at probe; a virtio-blk disk is grown past its max-growth; and virtio-blk disks with
-# QEMU's test-only x-unchecked-growth-hints break every rule of the kernel at run time, each
+# pages at probe; a virtio-blk disk is grown past its x-growth-max; and virtio-blk disks with
+# QEMU's test-only x-growth-hints-unchecked break every rule of the kernel at run time, each
 # twice.  The guest must stay up with the attributes at 0, exactly one "ignoring capacity
 # growth hints" line per reason and no WARNING/BUG/UBSAN/KASAN report.
 set -euo pipefail
@@ -58,7 +58,7 @@ on_wait_good() { set_hints "$1" 0 $((64 * G)) "$G"; }
 on_wait_grow() {
 	local err
 	err=$(qmp block_resize "{\"device\": \"drv-vd0\", \"size\": $1}" 2>&1 >/dev/null) ||
-		{ echo "QEMU refused block_resize past max-growth: $err"; return 1; }
+		{ echo "QEMU refused block_resize past x-growth-max: $err"; return 1; }
 }
 
 scenario() {
@@ -72,24 +72,24 @@ scenario() {
 	done
 
 	if ! qemu_has_hints; then
-		h_skip "virtio" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip "virtio" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
-	# Grown past max-growth at run time: the hints no longer hold.  QEMU then advertises
+	# Grown past x-growth-max at run time: the hints no longer hold.  QEMU then advertises
 	# none (all 0), so the guest drops them without complaint.
 	vm virtio-grow-past-max --test hostile \
 		--append "gh.dev=v0 gh.expect=$((1 << 30)):$((12 << 30)):$((1 << 30)) gh.lines=0 gh.grow=$((14 << 30)) gh.after=0:0:0 gh.lines_after=0" \
 		--disk "virtio:size=10G:serial=v0:props=$(hint_props 1G 12G 1G)"
 	vm_results "virtio grow-past-max"
 
-	# Every rule broken by a virtio-blk device, through the test-only x-unchecked-growth-hints.
+	# Every rule broken by a virtio-blk device, through the test-only x-growth-hints-unchecked.
 	local c names="" reasons="" props
 	for c in "${virtio_cases[@]}"; do
 		IFS='|' read -r name _ _ reason <<< "$c"
 		[ "$name" = incblk ] || names="$names+$name"
 		reasons="$reasons gh.reason_$name=${reason// /_}"
 	done
-	props="$(hint_props 0 64G 1G),x-unchecked-growth-hints=on"
+	props="$(hint_props 0 64G 1G),x-growth-hints-unchecked=on"
 	vm virtio-unchecked --test hostile-virtio \
 		--append "gh.disks=h0:${names#+},h1:incblk gh.valid=0:$((64 << 30)):$((1 << 30))$reasons" \
 		--disk "virtio:size=10G:id=h0:serial=h0:props=$props" \

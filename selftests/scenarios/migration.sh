@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
 # Scenario: live migration of a VM whose hints were changed at run time
-# Two QEMU processes on shared disk images; the destination starts with the original
-# properties and -incoming: the changed values must travel with the device state.
+# Two QEMU processes on shared disk images; the source starts with hints, the destination
+# with the switch alone (x-growth-hints=on, no values) and -incoming: the changed values
+# must travel with the device state.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -35,7 +36,7 @@ on_wait_migrate() {
 }
 
 # On the destination: grow the disks.  The guest checks that it still sees the changed
-# values after the migration (QEMU's properties are configuration and do not show them).
+# values after the migration.
 on_wait_grow() {
 	local id err
 	for id in "${ids[@]}"; do
@@ -46,18 +47,20 @@ on_wait_grow() {
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip "migration" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip "migration" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
-	local src dst props append disks dpid
+	local src dst props append disks ddisks dpid
 	src=$(mktemp -d "${TMPDIR:-/tmp}/gh-src.XXXXXX")
 	dst=$(mktemp -d "${TMPDIR:-/tmp}/gh-dst.XXXXXX")
 	truncate -s 10G "$GH_WORK/vd0.img" "$GH_WORK/sd0.img"
 	props=$(hint_props "${old[@]}")
 	disks=(--disk "virtio:file=$GH_WORK/vd0.img:props=$props" --disk "scsi:file=$GH_WORK/sd0.img:props=$props")
+	ddisks=(--disk "virtio:file=$GH_WORK/vd0.img:props=x-growth-hints=on"
+		--disk "scsi:file=$GH_WORK/sd0.img:props=x-growth-hints=on")
 	append="gh.disks=vd0,sd0 gh.old=$(IFS=:; echo "${old[*]}") gh.new=$(IFS=:; echo "${new[*]}") gh.grow=$((12 << 30))"
 	export GH_MIG_URI="unix:$dst/migrate.sock" GH_DST_CTL="$dst/ctl.in"
-	vm destination --sockdir "$dst" --incoming "$GH_MIG_URI" --test migration --append "$append" "${disks[@]}" &
+	vm destination --sockdir "$dst" --incoming "$GH_MIG_URI" --test migration --append "$append" "${ddisks[@]}" &
 	dpid=$!
 	vm source --sockdir "$src" --test migration --append "$append" "${disks[@]}"
 	wait "$dpid" || true

@@ -26,7 +26,7 @@ on_wait_resize() {	# SIZE [DISK-ID...] (vd0 vd1)
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip "mkfs-native" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip "mkfs-native" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
 	vm mkfs-native --test mkfs-native \

@@ -44,7 +44,7 @@ EOF
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip "mkfs" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip "mkfs" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
 	mkdir -p "$GH_WORK/mkfs"

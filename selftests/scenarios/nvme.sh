@@ -4,10 +4,10 @@
 # The hints travel in the proposed Namespace Size Range of the NVM Command Set Identify
 # Namespace data (Documentation/nvme/).  One guest: two hinted namespaces (512- and 4096-byte
 # blocks) and one without hints (0 0 0); block-set-growth-hints, then a higher maximum and a
-# block_resize, each with its GROWTH_HINTS=1 uevent.  Then native multipath: one shared
+# block_resize (x-resizable=on), each with its GROWTH_HINTS=1 uevent.  Then native multipath: one shared
 # namespace behind two controllers of one subsystem; the multipath disk shows the hints through
 # the same steps, its two paths none.  Then one guest per hostile set, made with
-# x-unchecked-growth-hints: the attributes read 0 with one log line (or, for a set the kernel
+# x-growth-hints-unchecked: the attributes read 0 with one log line (or, for a set the kernel
 # accepts, its values and no line).
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
@@ -31,14 +31,14 @@ on_wait_grow() {
 	done
 }
 
-qemu_has_nvme_hints() { "$GH_QEMU" -device nvme-ns,help 2>/dev/null | matches 'max-growth'; }
+qemu_has_nvme_hints() { "$GH_QEMU" -device nvme-ns,help 2>/dev/null | matches 'x-growth-max'; }
 
-# name | properties (x-unchecked-growth-hints=on added) | expected | log lines
+# name | properties (x-growth-hints-unchecked=on added) | expected | log lines
 hostile=(
-	"min-above-max|min-growth=8G,max-growth=4G,growth-increment=1G|0:0:0|1"
-	"max-below-capacity|max-growth=4G,growth-increment=1G|0:0:0|1"
-	"no-increment|max-growth=64T|0:70368744177664:0|0"
-	"overflow|max-growth=18446744073709551615,growth-increment=1G|0:0:0|1"
+	"min-above-max|x-growth-min=8G,x-growth-max=4G,x-growth-increment=1G|0:0:0|1"
+	"max-below-capacity|x-growth-max=4G,x-growth-increment=1G|0:0:0|1"
+	"no-increment|x-growth-max=64T|0:70368744177664:0|0"
+	"overflow|x-growth-max=18446744073709551615,x-growth-increment=1G|0:0:0|1"
 )
 
 scenario() {
@@ -49,8 +49,8 @@ scenario() {
 	local c name props expect lines
 	vm boot --test nvme \
 		--append "gh.disks=n0:$((10 * G)):512:$G:$((64 * T)):$G,n1:$((12 * G)):4096:$((3 * G)):$((48 * T)):$((3 << 20)),n2:$((10 * G)):512:0:0:0 gh.new=$((2 * G)):$((32 * T)):$((2 * G)) gh.grow=$((20 * G)):$((2 * G)):$((64 * T)):$((2 * G)) gh.idns=1" \
-		--disk "nvme:size=10G:serial=n0:props=$(hint_props 1G 64T 1G)" \
-		--disk "nvme-ns:size=12G:serial=n1:props=$(hint_props 3G 48T 3M),logical_block_size=4096,physical_block_size=4096" \
+		--disk "nvme:size=10G:serial=n0:props=$(hint_props 1G 64T 1G),x-resizable=on" \
+		--disk "nvme-ns:size=12G:serial=n1:props=$(hint_props 3G 48T 3M),x-resizable=on,logical_block_size=4096,physical_block_size=4096" \
 		--disk "nvme:size=10G:serial=n2"
 	vm_results ""
 
@@ -65,14 +65,14 @@ scenario() {
 		--qemu-arg -device --qemu-arg nvme-subsys,id=subsys0,nqn=gh-multipath \
 		--qemu-arg -device --qemu-arg nvme,id=c0,serial=m0,subsys=subsys0 \
 		--qemu-arg -device --qemu-arg nvme,id=c1,serial=m0,subsys=subsys0 \
-		--qemu-arg -device --qemu-arg "nvme-ns,bus=c0,drive=drv-mp0,nsid=1,id=mp0,$(hint_props 1G 64T 1G)"
+		--qemu-arg -device --qemu-arg "nvme-ns,bus=c0,drive=drv-mp0,nsid=1,id=mp0,x-resizable=on,$(hint_props 1G 64T 1G)"
 	vm_results "multipath"
 
 	for c in "${hostile[@]}"; do
 		IFS='|' read -r name props expect lines <<< "$c"
 		vm "hostile-$name" --test hostile \
 			--append "gh.dev=h0 gh.expect=$expect gh.lines=$lines" \
-			--disk "nvme:size=10G:serial=h0:props=x-unchecked-growth-hints=on,$props"
+			--disk "nvme:size=10G:serial=h0:props=x-growth-hints=on,x-growth-hints-unchecked=on,$props"
 		vm_results "hostile $name"
 	done
 }

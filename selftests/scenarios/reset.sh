@@ -9,7 +9,7 @@ on_wait_storm_stop() { storm_stop 4; }
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip reset "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip reset "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
 	vm boot --machine q35 --test reset --append "gh.disks=vd0 gh.resets=${GH_RESETS:-10} scsi_debug.add_host=0" \

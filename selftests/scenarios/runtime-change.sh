@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # on_wait_* and scenario are called through h_main
 # Scenario: hints changed at run time with block-set-growth-hints: new values and a
-# GROWTH_HINTS=1 uevent.  Then max-growth is lowered to the disk size ("will not grow"), with
+# GROWTH_HINTS=1 uevent.  Then x-growth-max is lowered to the disk size ("will not grow"), with
 # no minimum; each change is one command that sets all three values.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
@@ -20,7 +20,7 @@ on_wait_freeze() { set_all 0 $((10 << 30)) $((1 << 30)); }
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip "runtime-change" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip "runtime-change" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
 	local props

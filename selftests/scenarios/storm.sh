@@ -34,7 +34,7 @@ on_wait_storm() {
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip storm "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip storm "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
 	local props

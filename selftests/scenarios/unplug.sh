@@ -10,7 +10,7 @@ on_wait_unplug() { qmp device_del "{\"id\": \"vd1\"}" >/dev/null; }
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip unplug "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip unplug "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
 	local props

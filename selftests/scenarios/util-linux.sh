@@ -176,7 +176,7 @@ on_wait_change() {
 
 scenario() {
 	if ! qemu_has_hints; then
-		h_skip "util-linux" "$GH_QEMU has no min-growth/max-growth/growth-increment properties"
+		h_skip "util-linux" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
 	if ! command -v sfdisk >/dev/null || ! command -v jq >/dev/null; then
