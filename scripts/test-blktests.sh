@@ -57,9 +57,9 @@ elif [ $full = 1 ]; then
 else
 	tests=("${curated[@]}")
 fi
-exclude=""
+excluded=()
 if [ $full = 1 ] && [ ${#only[@]} -eq 0 ] && [ "${GH_BLKTESTS_SLOW:-0}" != 1 ]; then
-	exclude="${!slow[*]}"
+	excluded=("${!slow[@]}")
 fi
 timeout=${BLKTESTS_TIMEOUT:-}
 [ -n "$timeout" ] || if [ $full = 1 ]; then timeout=7200; else timeout=1200; fi
@@ -126,8 +126,8 @@ guest() {
 		# 30 s each; nvmet's file-backed namespaces are sparse files on the guest's tmpfs.
 		printf 'CONFIG=%q\n' "NVMET_TRTYPES=loop
 TIMEOUT=30
-NVME_IMG_SIZE=512M${exclude:+
-EXCLUDE=($exclude)}"
+NVME_IMG_SIZE=512M${excluded[*]:+
+EXCLUDE=(${excluded[*]})}"
 	} > "$o/job"
 	# Three disks with growth hints, one per transport: blktests' test devices.
 	local hints="x-growth-hints=on,x-growth-min=1G,x-growth-max=64T,x-growth-increment=1G" st=0
@@ -230,8 +230,6 @@ mapfile -t names < <(awk -F'|' '$1 !~ /\*\*\*$/ { print $1 }' "$work/lines" | aw
 	head -n 3 "$results/out/guest.log" 2>/dev/null | diag
 	echo "blktests ran ${#names[@]} tests in $secs s (guest status $rc)" | diag
 } 2>/dev/null || true
-excluded=()
-[ -z "$exclude" ] || read -r -a excluded <<< "$exclude"
 echo "1..$(( ${#names[@]} + ${#excluded[@]} + 1 ))"
 for t in "${excluded[@]}"; do
 	result skip "$t" "not run by --full (GH_BLKTESTS_SLOW=1 runs it): ${slow[$t]}"
