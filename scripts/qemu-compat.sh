@@ -9,7 +9,11 @@
 #      (virtio-blk-device/growth-hints, scsi-disk/growth-hints), with the hints of the
 #      command line and after a run-time change;
 #   3. a vduse-blk export creates a configuration space of the unpatched size (the export
-#      runs under scripts/vduse-shim.c, as this machine has no VDUSE module).
+#      runs under scripts/vduse-shim.c, as this machine has no VDUSE module);
+#   4. a vduse-blk export with growth-hints (under the shim's run mode): the feature bit and
+#      the three fields, block-export-set-growth-hints writes them once with one
+#      configuration interrupt, refused and unchanged values write nothing, and an export
+#      without growth-hints refuses the command.
 # Output: KTAP version 1.  Exit status: 0 if all passed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -83,7 +87,7 @@ stream() {
 has_subsection() { LC_ALL=C grep -c -a -F "$2" "$1" >/dev/null; }
 
 echo "KTAP version 1"
-echo "1..4"
+echo "1..5"
 
 # 1. Same command line, no hints: the patched QEMU writes the unpatched device state and
 # description (the unpatched tree's analyze-migration.py reads both streams).
@@ -147,4 +151,78 @@ if [ -z "${sizes[0]}" ] || [ "${sizes[0]}" != "${sizes[1]}" ]; then
 	rc=1
 fi
 result "$rc" "vduse-blk export configuration space as unpatched (${sizes[1]:-?} bytes)"
+# 4. vduse-blk with growth-hints: the shim creates the device and logs what libvduse writes.
+# le64 HEX: a 64-bit number as the little-endian hex bytes the shim prints.
+le64() { python3 -c 'import sys; print(int(sys.argv[1]).to_bytes(8, "little").hex())' "$1"; }
+# growth_bit LINE: bit 20 (VIRTIO_BLK_F_GROWTH) of features= in a config_size= line.
+growth_bit() {
+	local f=${1#*features=}
+	echo $(((${f%% *} >> 20) & 1))
+}
+# vduse_log_wait PATTERN: wait up to 30 s for a line of the daemon's log.
+vduse_log_wait() {
+	local i
+	for i in $(seq 300); do
+		grep -q -- "$1" "$tmp/vduse-run.log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+qsd_sock="$tmp/qsd.sock"
+G=$((1 << 30)) T=$((1 << 40))
+VDUSE_SHIM_RUN=1 LD_PRELOAD="$tmp/vduse-shim.so" "$obj/storage-daemon/qemu-storage-daemon" \
+	--blockdev null-co,node-name=n0,size=$((10 * G)) --blockdev null-co,node-name=n1,size=$((10 * G)) \
+	--export "vduse-blk,id=e0,node-name=n0,name=vduse-gh0,writable=on,growth-hints.min=$G,growth-hints.max=$((16 * T)),growth-hints.increment=$G" \
+	--export vduse-blk,id=e1,node-name=n1,name=vduse-gh1,writable=on \
+	--chardev "socket,id=m0,path=$qsd_sock,server=on,wait=off" --monitor chardev=m0 \
+	>"$tmp/vduse-run.log" 2>&1 &
+pids+=($!)
+rc=0
+# set_config lines of the export of n0, that is all of them
+sets() { grep -c '^vduse-shim: set_config' "$tmp/vduse-run.log" || true; }
+# The daemon creates the exports before its monitor: once QMP answers, both exist.
+if ! python3 "$qmp_py" "$qsd_sock" query-block-exports >/dev/null 2>&1; then
+	echo "# the daemon did not start"
+	rc=1
+else
+	mapfile -t created < <(grep '^vduse-shim: config_size=' "$tmp/vduse-run.log")
+	want="config_size=120 .* tail=$(le64 $((G / 512)))$(le64 $((16 * T / 512)))$(le64 $((G / 512)))"
+	if ! [[ ${created[0]} =~ $want ]]; then
+		echo "# with growth-hints: '${created[0]}', want '$want'"; rc=1
+	fi
+	if [ "$(growth_bit "${created[0]}")" != 1 ]; then
+		echo "# with growth-hints: VIRTIO_BLK_F_GROWTH (bit 20) not offered"; rc=1
+	fi
+	if ! [[ ${created[1]} =~ config_size=96\  ]] ||
+		[ "$(growth_bit "${created[1]}")" != 0 ]; then
+		echo "# without growth-hints: '${created[1]}', want config_size=96 without bit 20"; rc=1
+	fi
+	got=$(python3 "$qmp_py" "$qsd_sock" query-block-exports | python3 -c '
+import json, sys
+print(" ".join("%s:%s" % (e["id"], "none" if "growth-hints" not in e else
+      "%d,%d,%d" % tuple(e["growth-hints"][k] for k in ("min", "max", "increment")))
+      for e in sorted(json.load(sys.stdin), key=lambda e: e["id"])))')
+	if [ "$got" != "e0:$G,$((16 * T)),$G e1:none" ]; then
+		echo "# query-block-exports: '$got'"; rc=1
+	fi
+	set_e() { { python3 "$qmp_py" "$qsd_sock" block-export-set-growth-hints \
+		"{\"id\": \"$1\", \"min\": $2, \"max\": $3, \"increment\": $4}" >/dev/null; } 2>&1; }
+	set_e e0 0 $((32 * T)) $((2 * G)) || { echo "# block-export-set-growth-hints failed"; rc=1; }
+	if ! vduse_log_wait config_irq; then
+		echo "# no configuration interrupt after block-export-set-growth-hints"; rc=1
+	fi
+	want="set_config offset=96 length=24 data=$(le64 0)$(le64 $((32 * T / 512)))$(le64 $((2 * G / 512)))"
+	grep -q "$want" "$tmp/vduse-run.log" || { echo "# no '$want'"; rc=1; }
+	nsets=$(sets)
+	err=$(set_e e0 0 $((8 * G)) 0) && { echo "# a maximum below the size was accepted"; rc=1; }
+	case "$err" in *"smaller than the disk size"*) ;; *) echo "# refused with: '$err'"; rc=1 ;; esac
+	set_e e0 0 $((32 * T)) $((2 * G)) || { echo "# setting the current values failed"; rc=1; }
+	err=$(set_e e1 0 $((16 * T)) 0) && { echo "# the export without growth-hints accepted the command"; rc=1; }
+	case "$err" in *"created without growth-hints"*) ;; *) echo "# e1 refused with: '$err'"; rc=1 ;; esac
+	if [ "$(sets)" != "$nsets" ] || [ "$(grep -c '^vduse-shim: config_irq' "$tmp/vduse-run.log")" != 1 ]; then
+		echo "# refused or unchanged values wrote the configuration space"; rc=1
+	fi
+fi
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/vduse-run.log"
+result "$rc" "vduse-blk export with growth-hints: feature, fields, one change with one interrupt, refusals"
 exit "$failed"

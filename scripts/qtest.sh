@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build QEMU's qtests in build/qemu-obj and run those of the growth hints series together
 # with QEMU's own qtests of the devices it touches (virtio-blk, virtio-scsi and the other
-# SCSI HBAs, hot-unplug, disk geometry), unpatched behaviour included.
+# SCSI HBAs, NVMe, vhost-user-blk with qemu-storage-daemon as its back end, hot-unplug,
+# disk geometry), unpatched behaviour included.
 # Output: KTAP version 1, one top-level result per qtest case.
 # Exit status: 0 if every case passed, 1 otherwise.
 set -euo pipefail
@@ -11,7 +12,7 @@ obj="${GH_QEMU_OBJ:-$top/build/qemu-obj}"
 # binary | extended regexp of the test paths to run (from "binary -l")
 groups=(
 	"growth-hints-test|/growth-hints/"
-	"qos-test|/(virtio-blk-pci|virtio-scsi-pci|megasas|nvme)/"
+	"qos-test|/(virtio-blk-pci|virtio-scsi-pci|megasas|nvme|vhost-user-blk-pci)/"
 	"fuzz-lsi53c895a-test|."
 	"fuzz-megasas-test|."
 	"fuzz-virtio-scsi-test|."
@@ -24,7 +25,7 @@ for d in /usr/share/seabios /usr/lib/ipxe/qemu; do
 	[ -d "$d" ] || die "firmware directory $d is missing: install the seabios and ipxe-qemu packages"
 done
 
-targets=(qemu-system-x86_64 qemu-img)
+targets=(qemu-system-x86_64 qemu-img storage-daemon/qemu-storage-daemon)
 for g in "${groups[@]}"; do
 	targets+=("tests/qtest/${g%%|*}")
 done
@@ -37,6 +38,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 qemu_wrapper "$tmp" "$obj"
 export QTEST_QEMU_BINARY="$tmp/qemu-system-x86_64" QTEST_QEMU_IMG="$obj/qemu-img"
+export QTEST_QEMU_STORAGE_DAEMON_BINARY="$obj/storage-daemon/qemu-storage-daemon"
 
 # binary:path of every case; paths with a "subprocess" component are run by their parent
 cases=()
