@@ -7,7 +7,7 @@ S := scripts
 	e2fsprogs-tree xfsprogs-tree kernel-export qemu-export util-linux-export e2fsprogs-export \
 	xfsprogs-export kernel qemu util-linux e2fsprogs xfsprogs mkfs-stock kernel-sanitize selftest \
 	initramfs tools tools-check docs-check check-series clean fstests-tree fstests-export fstests \
-	blktests-tree blktests-export blktests \
+	blktests-tree blktests-export blktests libvirt-tree libvirt-export \
 	check-peer
 
 all: kernel qemu initramfs tools
@@ -45,6 +45,11 @@ blktests-tree:
 	@$(S)/make-tree.sh blktests
 blktests-export:
 	@$(S)/export-series.sh blktests
+# libvirt: a Debian source package like the others (libvirt/BASE); no build target yet
+libvirt-tree:
+	@$(S)/make-tree.sh libvirt
+libvirt-export:
+	@$(S)/export-series.sh libvirt
 
 # Trees are created on first use; after that they are yours to work in.
 build/kernel/Makefile:

@@ -4,7 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: export-series.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests|blktests}
+what=${1:?usage: export-series.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|libvirt|fstests|blktests}
 tree="$top/build/$what"
 dir="$top/$what/patches"
 [ -d "$tree/.git" ] || die "no tree at $tree: run 'make $what-tree' first"

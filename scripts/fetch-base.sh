@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Download and verify the pinned base of one series:
-# fetch-base.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs.
+# fetch-base.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|libvirt.
 # Prints the downloaded file(s), one per line.  The pinned version comes first; if the
 # registry no longer serves it, the newest of the same series, then the newest later
 # release, is taken with a warning.  The kernel base is a binary package holding the
@@ -10,7 +10,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: fetch-base.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs}
+what=${1:?usage: fetch-base.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|libvirt}
 base="$top/$what/BASE"
 if [ "$what" = kernel ]; then kind=deb; else kind=source; fi
 [ -r "$base" ] || die "no $base"

@@ -5,6 +5,10 @@
 # The last two lines of pkgs but one are what the fstests suites need to build and run fstests
 # (its README's Debian list, less what only other filesystems' or optional tests use); the
 # last one what blktests runs beyond those (in its guest, whose root is the host's).
+# The line that starts with libxml2-dev is what libvirt (libvirt/BASE) needs for a build of
+# its QEMU driver, daemon and virsh, beyond glib, meson, ninja, perl and python3 above:
+# libxml2 with xmllint, xsltproc, gnutls, json-c (the QEMU driver) and libtirpc (XDR for
+# the remote driver and the daemon).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -13,6 +17,7 @@ pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio ccache libglib2.0
 	sg3-utils pkg-config xz-utils dpkg-dev socat jq shellcheck python3 kmod
 	qemu-system-x86 ipxe-qemu fdisk libncurses-dev libblkid-dev python3-matplotlib udev
 	uuid-dev liburcu-dev libinih-dev autoconf automake libtool rsync nvme-cli
+	libxml2-dev libxml2-utils xsltproc libgnutls28-dev libjson-c-dev libtirpc-dev
 	xfslibs-dev libattr1-dev libacl1-dev libaio-dev libcap-dev liburing-dev libgdbm-dev
 	libgdbm-compat-dev libtool-bin acl attr gawk fio psmisc dmsetup xfsdump
 	mdadm parted)

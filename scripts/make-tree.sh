@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Create build/<what> as a git tree: the base as one commit (tagged gh-base), then the
-# series applied with git am.  make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests|blktests
-# KERNEL_SRC= / QEMU_SRC= / UTIL_LINUX_SRC= / E2FSPROGS_SRC= / XFSPROGS_SRC= name an existing git tree to use as the base instead.
+# series applied with git am.
+# make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|libvirt|fstests|blktests
+# KERNEL_SRC= / QEMU_SRC= / UTIL_LINUX_SRC= / E2FSPROGS_SRC= / XFSPROGS_SRC= / LIBVIRT_SRC=
+# name an existing git tree to use as the base instead.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests|blktests}
+what=${1:?usage: make-tree.sh kernel|qemu|util-linux|e2fsprogs|xfsprogs|libvirt|fstests|blktests}
 tree="$top/build/$what"
 srcvar=$(srcvar_of "$what")
 ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.invalid")
