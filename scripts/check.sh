@@ -57,8 +57,10 @@ flock -n 8 || { info "waiting for another check.sh in this checkout to finish"; 
 start=$SECONDS
 
 step() { # step DESCRIPTION COMMAND...: a build step; its output goes to build/results/build.log
+	local t0=$SECONDS
 	info "$1"
 	"${@:2}" >>"$results/build.log" 2>&1 || { tail -n 30 "$results/build.log" >&2; die "$1 failed; see $results/build.log"; }
+	info "$1: $((SECONDS - t0)) s"
 }
 if [ $build = 1 ]; then
 	: > "$results/build.log"
