@@ -7,8 +7,9 @@
 # last one what blktests runs beyond those (in its guest, whose root is the host's).
 # The line that starts with libxml2-dev is what libvirt (libvirt/BASE) needs for a build of
 # its QEMU driver, daemon and virsh, beyond glib, meson, ninja, perl and python3 above:
-# libxml2 with xmllint, xsltproc, gnutls, json-c (the QEMU driver) and libtirpc (XDR for
-# the remote driver and the daemon).
+# libxml2 with xmllint, xsltproc, gnutls, json-c (the QEMU driver), libtirpc (XDR for
+# the remote driver and the daemon) and libnl (11.3.0's src/util/virnetdevbridge.c does not
+# build without it).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -17,7 +18,7 @@ pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio ccache libglib2.0
 	sg3-utils pkg-config xz-utils dpkg-dev socat jq shellcheck python3 kmod
 	qemu-system-x86 ipxe-qemu fdisk libncurses-dev libblkid-dev python3-matplotlib udev
 	uuid-dev liburcu-dev libinih-dev autoconf automake libtool rsync nvme-cli
-	libxml2-dev libxml2-utils xsltproc libgnutls28-dev libjson-c-dev libtirpc-dev
+	libxml2-dev libxml2-utils xsltproc libgnutls28-dev libjson-c-dev libtirpc-dev libnl-3-dev libnl-route-3-dev
 	xfslibs-dev libattr1-dev libacl1-dev libaio-dev libcap-dev liburing-dev libgdbm-dev
 	libgdbm-compat-dev libtool-bin acl attr gawk fio psmisc dmsetup xfsdump
 	mdadm parted)
