@@ -16,9 +16,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# Host programs the guest tests use (from xfsprogs, e2fsprogs, sg3-utils and nvme-cli).
+# Host programs the guest tests use (from xfsprogs, e2fsprogs, sg3-utils, nvme-cli, dmsetup
+# and lvm2).
 tools=(mkfs.xfs xfs_info xfs_growfs xfs_io xfs_db xfs_spaceman xfs_repair
-	mke2fs mkfs.ext4 resize2fs dumpe2fs e2fsck sg_vpd sg_inq sg_turs sg_readcap nvme)
+	mke2fs mkfs.ext4 resize2fs dumpe2fs e2fsck sg_vpd sg_inq sg_turs sg_readcap nvme
+	dmsetup lvm)
 
 busybox=/bin/busybox
 if [ ! -x "$busybox" ] || ldd "$busybox" >/dev/null 2>&1; then
@@ -50,7 +52,7 @@ copy_with_libs() {
 
 for t in "${tools[@]}"; do
 	p=$(PATH="/usr/sbin:/sbin:$PATH" command -v "$t") ||
-		die "$t is not installed on the host: run 'make deps' (xfsprogs, e2fsprogs, sg3-utils, nvme-cli)"
+		die "$t is not installed on the host: run 'make deps' (xfsprogs, e2fsprogs, sg3-utils, nvme-cli, dmsetup, lvm2)"
 	copy_with_libs "$p"
 done
 

@@ -29,7 +29,7 @@ set -euo pipefail
 
 # make check: the series' tests, and existing tests that revalidate a disk or change its
 # capacity (README.md, "Peer suites", for how long they take).
-curated=(block/048 scsi/012 scsi/013 scsi/014 dm/004 md/005 nvme/070 nvme/071
+curated=(block/048 scsi/012 scsi/013 scsi/014 dm/004 dm/005 md/005 nvme/070 nvme/071
 	scsi/006 loop/007 nvme/027)
 # make check-peer: whole groups.
 groups=(block scsi loop dm md nvme)
