@@ -42,13 +42,20 @@ activation {
 	monitoring = 0
 }
 CONF
+# (the second serial port is the host's answer channel: LVM need not warn about it)
 DM_DISABLE_UDEV=1
-export DM_DISABLE_UDEV
+LVM_SUPPRESS_FD_WARNINGS=1
+export DM_DISABLE_UDEV LVM_SUPPRESS_FD_WARNINGS
 
 t_cmd "pvcreate" lvm pvcreate -y "/dev/$pv"
 t_cmd "vgcreate" lvm vgcreate gh "/dev/$pv"
 t_cmd "lvcreate first (2 GiB)" lvm lvcreate -y -Wn -Zn -L 2g -n first gh
 t_cmd "lvcreate last (the rest)" lvm lvcreate -y -Wn -Zn -l 100%FREE -n last gh
+if [ ! -b /dev/mapper/gh-first ] || [ ! -b /dev/mapper/gh-last ]; then
+	t_fail "the two volumes exist"
+	gh_done
+	exit
+fi
 dmsetup table | sed 's/^/# /'
 
 # dm_name LV: dm-N of /dev/mapper/gh-LV
