@@ -305,23 +305,24 @@ static int resolve_name(const char *root, const char *device, char *name, size_t
 	return 0;
 }
 
-/* The kernel's rules for the three values, on a device of SIZE bytes. */
+/*
+ * The kernel's rules for the three values (blk_growth_hints_check()), on a
+ * device of SIZE bytes: a maximum, an increment (0: none stated) that is a
+ * multiple of the logical block, min <= max, min <= size <= max.  Neither the
+ * minimum nor the maximum need be a multiple of the increment.
+ */
 static int check_hints(uint64_t min, uint64_t max, uint64_t inc, uint64_t lbs, uint64_t size,
 		       const char *what, const char *dev, char *err, size_t errlen)
 {
 	unsigned long long mn = min, mx = max, in = inc, sz = size;
 
-	if (!in)
-		return fail(err, errlen, "%s: inconsistent %s: increment is 0 but min %llu max %llu",
-			    dev, what, mn, mx);
-	if (lbs && in % lbs)
+	if (!mx)
+		return fail(err, errlen, "%s: inconsistent %s: max is 0 but min %llu increment %llu",
+			    dev, what, mn, in);
+	if (in % (lbs ? lbs : 512))
 		return fail(err, errlen,
 			    "%s: inconsistent %s: increment %llu is not a multiple of the %llu-byte block",
-			    dev, what, in, (unsigned long long)lbs);
-	if (mn % in || mx % in)
-		return fail(err, errlen,
-			    "%s: inconsistent %s: min %llu / max %llu not multiples of increment %llu",
-			    dev, what, mn, mx, in);
+			    dev, what, in, (unsigned long long)(lbs ? lbs : 512));
 	if (mn > mx)
 		return fail(err, errlen, "%s: inconsistent %s: min %llu > max %llu", dev, what, mn, mx);
 	if (mx < sz)
@@ -657,9 +658,8 @@ int gh_apply_overrides(struct gh_hints *h, const struct gh_overrides *o, char *e
 			    dev, (unsigned long long)o->max, (unsigned long long)h->size);
 	if (h->source == GH_SOURCE_NONE && !o->has_max) {
 		/* A minimum or an increment says nothing about growth: checked, then ignored. */
-		inc = o->has_increment ? o->increment : h->logical_block ? h->logical_block : 512;
-		if (check_hints(o->has_min ? o->min : 0, h->size - h->size % inc, inc,
-				h->logical_block, h->size - h->size % inc,
+		inc = o->has_increment ? o->increment : 0;
+		if (check_hints(o->has_min ? o->min : 0, h->size, inc, h->logical_block, h->size,
 				"--min/--increment", dev, err, errlen) < 0)
 			return -1;
 		fmt(h->origin + strlen(h->origin), sizeof(h->origin) - strlen(h->origin),
@@ -667,9 +667,9 @@ int gh_apply_overrides(struct gh_hints *h, const struct gh_overrides *o, char *e
 		return 0;
 	}
 	if (h->source == GH_SOURCE_NONE) {
-		/* --max alone: no minimum, whole-block steps */
+		/* --max alone: no minimum, no increment stated */
 		mn = 0;
-		inc = h->logical_block ? h->logical_block : 512;
+		inc = 0;
 	}
 	if (o->has_min)
 		mn = o->min;

@@ -128,9 +128,9 @@ int gh_db_match(const char *text, size_t len, const char *what, const char *key,
 	if (have != 7)
 		return fail(err, errlen, "%s:%d: record needs GROWTH_MIN, GROWTH_MAX and GROWTH_INCREMENT (or ID_GROWTH_*_BYTES)",
 			    what, matched);
-	if (!v[2] || v[0] % v[2] || v[1] % v[2] || v[0] > v[1] || !v[1])
+	if (!v[1] || v[0] > v[1] || v[2] % 512)
 		return fail(err, errlen,
-			    "%s:%d: inconsistent record: need increment > 0, min <= max, both multiples of it",
+			    "%s:%d: inconsistent record: need max > 0, min <= max and an increment that is a multiple of 512 (0: none)",
 			    what, matched);
 	*min = v[0];
 	*max = v[1];

@@ -268,6 +268,30 @@ static void t_disk_sysfs(struct t *t)
 	CHECK_HAS(t, h.origin, "queue");
 }
 
+/*
+ * The kernel's rules and no others: an increment of 0 (none stated) and a
+ * minimum or maximum that is not a multiple of the increment are hints.
+ */
+static void t_kernel_rules(struct t *t)
+{
+	struct gh_config c = cfg_of(t, NULL, 1);
+	struct gh_hints h;
+
+	disk(t, "vda", 10 * GiB / 512, "0", "107374182400", "0");
+	if (probe_ok(t, &c, "vda", &h) == 0) {
+		CHECK_U64(t, h.max, 100 * GiB);
+		CHECK_U64(t, h.increment, 0);
+		CHECK(t, h.source == GH_SOURCE_SYSFS);
+	}
+	disk(t, "vdb", 10 * GiB / 512, "536870912", "107374186496", "1073741824");
+	if (probe_ok(t, &c, "vdb", &h) == 0) {
+		CHECK_U64(t, h.min, 512 * MiB);
+		CHECK_U64(t, h.max, 100 * GiB + 4096);
+		CHECK_U64(t, h.increment, GiB);
+		CHECK(t, h.source == GH_SOURCE_SYSFS);
+	}
+}
+
 static void t_disk_no_hints(struct t *t)
 {
 	struct gh_config c = cfg_of(t, NULL, 1);
@@ -557,8 +581,8 @@ static void t_bad_table(struct t *t)
 		{ "scsi:v*\n GROWTH_MIN=1G\n", "does not start" },
 		{ "growth:scsi:v*\n GROWTH_MAX=2T\n", "needs GROWTH_MIN" },
 		{ "growth:scsi:v*\n GROWTH_MIN=3T\n GROWTH_MAX=2T\n GROWTH_INCREMENT=1G\n", "inconsistent" },
-		{ "growth:scsi:v*\n GROWTH_MIN=0\n GROWTH_MAX=2T\n GROWTH_INCREMENT=0\n", "inconsistent" },
-		{ "growth:scsi:v*\n GROWTH_MIN=1G\n GROWTH_MAX=2T\n GROWTH_INCREMENT=3G\n", "inconsistent" },
+		{ "growth:scsi:v*\n GROWTH_MIN=0\n GROWTH_MAX=0\n GROWTH_INCREMENT=1G\n", "inconsistent" },
+		{ "growth:scsi:v*\n GROWTH_MIN=1G\n GROWTH_MAX=2T\n GROWTH_INCREMENT=1000\n", "inconsistent" },
 		{ " GROWTH_MIN=1G\n", "outside a record" },
 		{ "growth:x\n GROWTH_MIN=1G\ngrowth:y\n", "missing blank line" },
 	};
@@ -632,9 +656,8 @@ static void t_garbage_sysfs(struct t *t)
 		{ "max_growth_bytes", "99999999999999999999999\n", "overflows" },
 		{ "max_growth_bytes", "18446744073709551616\n", "overflows" },
 		{ "min_growth_bytes", "-1073741824\n", "negative" },
-		{ "growth_increment_bytes", "0\n", "increment is 0" },
+		{ "max_growth_bytes", "0\n", "max is 0 but min 1073741824" },
 		{ "growth_increment_bytes", "1000\n", "not a multiple of the 512-byte block" },
-		{ "growth_increment_bytes", "3221225472\n", "not multiples of increment" },
 		{ "min_growth_bytes", "21474836480\n", "min 21474836480 > disk size" },
 		{ "max_growth_bytes", "5368709120\n", "max 5368709120 < disk size" },
 	};
@@ -1438,7 +1461,7 @@ static void t_tiny_devices(struct t *t)
 	CHECK_STR(t, out, "\n");
 }
 
-/* --min/--max/--increment get the kernel's checks; --min or --increment alone
+/* --min/--max/--increment get the kernel's checks and no others; --min or --increment alone
  * on a disk without hints does not make it "will not grow". */
 static void t_override_rules(struct t *t)
 {
@@ -1456,8 +1479,9 @@ static void t_override_rules(struct t *t)
 	CHECK_HAS(t, err, "not a multiple");
 	CHECK(t, run_tool(t, NULL, mn, out, sizeof(out), err, sizeof(err)) == 1);
 	CHECK_HAS(t, err, "disk size");
-	CHECK(t, run_tool(t, NULL, mult, out, sizeof(out), err, sizeof(err)) == 1);
-	CHECK_HAS(t, err, "multiples of increment");
+	/* no multiple of the increment needed (the kernel has no such rule) */
+	CHECK(t, run_tool(t, NULL, mult, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_HAS(t, out, "growth_increment_bytes 3221225472");
 	CHECK(t, run_tool(t, NULL, alone, out, sizeof(out), err, sizeof(err)) == 0);
 	CHECK_STR(t, out, "\n");
 }
@@ -1665,6 +1689,7 @@ static const struct {
 	{ "error_not_block_device", t_not_block },
 	{ "error_unreadable_sysfs", t_unreadable_sysfs },
 	{ "error_garbage_sysfs", t_garbage_sysfs },
+	{ "probe_kernel_rules", t_kernel_rules },
 	{ "parse_sizes", t_sizes },
 	{ "overrides", t_overrides },
 	{ "plan_xfs_10g_to_10t", t_xfs_10g_10t },
