@@ -122,8 +122,9 @@ check-peer: deps e2fsprogs xfsprogs mkfs-stock fstests blktests kernel-sanitize 
 	@GH_KERNEL=build/out/bzImage-sanitize GH_MODULES=build/out/modules-sanitize \
 		$(S)/test-blktests.sh --full | tee build/results/blktests-full.tap
 
-bench: deps tools kernel qemu initramfs xfsprogs
+bench: deps tools kernel qemu initramfs xfsprogs e2fsprogs
 	@$(S)/bench.sh
+	@$(S)/bench-cost.sh
 	@$(S)/bench-io.sh
 
 clean:
