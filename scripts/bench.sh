@@ -19,7 +19,9 @@
 # the reference of the same run.
 # Root only (loop devices on sparse files under build/bench).  Not part of make check; make
 # bench runs it (then scripts/bench-io.sh); alone: make tools xfsprogs && scripts/bench.sh.
-# Output: build/bench/results.md, build/bench/regret.png, build/bench/raw.tsv.
+# Output: tools/bench/results/<date>-regret[-quick][-FS]/ (BENCH_OUT to write elsewhere):
+# raw.tsv (every run's values), results.md, regret.png and env.txt (the machine, the backing
+# filesystem, the tools, the load); the loop images and logs stay in build/bench.
 # It holds the build lock while it runs, so nobody builds meanwhile; a caller that already
 # holds it says so: GH_BUILD_LOCK_HELD=1 flock ~/.cache/growth-hints/build.lock make bench
 # Knobs: BENCH_QUICK=1 (a 5-minute subset: F in {10G, 1T}, smaller population), BENCH_START
@@ -91,7 +93,11 @@ for f in $finals; do
 	final_list+=("$f")
 done
 
-mkdir -p "$bench"
+name=$(date -u +%Y-%m-%d)-regret
+[ "$quick" = 1 ] && name=$name-quick
+[ "$fslist" = "xfs ext4" ] || name=$name-$(echo "$fslist" | tr ' ' '-')
+outdir=${BENCH_OUT:-$top/tools/bench/results/$name}
+mkdir -p "$bench" "$outdir"
 build_lock # a benchmark: nothing else heavy may run meanwhile
 mnt="$bench/mnt"
 img="$bench/image"
@@ -217,12 +223,13 @@ geometry() {	# fs -> "groups log_bytes inodes"
 # One cell of one run: make the filesystem, take it to F, measure.
 run_cell() {	# fs final variant run
 	local fs=$1 final=$2 variant=$3 run=$4 final_b size opts=() sizes=() nparts k t0 t1
-	local fsck mnt_s meta strm avail favail geo used t_cell
+	local fsck fsckp mnt_s meta strm avail favail geo used t_cell
 	t_cell=$(now)
 	final_b=$(bytes "$final")
 	size=$start_b
 	[ "$variant" = ref ] || [ "$variant" = ref-series ] && size=$final_b
 	new_device "$size"
+	dmesg -c >/dev/null 2>&1 || true
 	local mkxfs=mkfs.xfs
 	case $variant in
 	policy)
@@ -299,6 +306,18 @@ run_cell() {	# fs final variant run
 		total=$(elapsed 0 "$(printf '%s\n' "${times[@]}" | awk '{ s += $1 } END { print s }')")
 	done
 	fsck=$(median "${times[@]}")
+	# fsck with one thread: xfs_repair without its prefetch threads (what the format costs, not
+	# repair's threading on this many cores); e2fsck has one thread anyway: the same check again
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	t0=$(now)
+	if [ "$fs" = xfs ]; then
+		"$nat_xfs/xfs_repair" -n -P "$dev" >"$bench/fsck.log" 2>&1 || die "xfs_repair -n -P ($fs F=$final $variant) found problems; see $bench/fsck.log"
+	else
+		e2fsck -fn "$dev" >"$bench/fsck.log" 2>&1 || die "e2fsck -fn ($fs F=$final $variant) found problems; see $bench/fsck.log"
+	fi
+	t1=$(now)
+	fsckp=$(elapsed "$t0" "$t1")
 	# mount: 5 times after dropping caches, the median (single mounts are tens of ms)
 	times=()
 	for k in 1 2 3 4 5; do
@@ -319,14 +338,32 @@ run_cell() {	# fs final variant run
 	done
 	meta=$(median "${times[@]}")
 	strm=$("$helper" stream "$mnt/stream" "$stream_b") || die "streaming write failed on $fs F=$final $variant"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fs" "$final" "$variant" "$run" \
-		"$(echo "$geo" | tr ' ' '\t')" "$used" "$fsck" "$mnt_s" "$meta" "$strm" "$avail" "$favail" >> "$bench/raw.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fs" "$final" "$variant" "$run" \
+		"$(echo "$geo" | tr ' ' '\t')" "$used" "$fsck" "$fsckp" "$mnt_s" "$meta" "$strm" "$avail" "$favail" >> "$outdir/raw.tsv"
 	info "$fs F=$final $variant run $run: fsck ${fsck}s mount ${mnt_s}s meta ${meta}s stream ${strm}s free $avail inodes $favail geometry $geo; cell $(elapsed "$t_cell" "$(now)") s"
 	drop_device
+	if dmesg 2>/dev/null | matches -E 'WARNING|BUG|XFS .*(error|corrupt)|EXT4-fs (error|warning)'; then
+		dmesg | tail -n 5 >&2
+		die "the kernel logged a warning or error during $fs F=$final $variant run $run; see dmesg"
+	fi
 }
 
 read -r load0 _ < /proc/loadavg
-: > "$bench/raw.tsv"
+: > "$outdir/raw.tsv"
+src=$(df --output=source "$bench" | tail -n 1)
+pk=$(lsblk -no pkname "$src" 2>/dev/null | first_line || true)
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "host kernel: $(uname -r)"
+	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | first_line); cpus: $(nproc); memory: $(free -g | awk '/^Mem:/ { print $2 " GiB" }')"
+	echo "mkfs.xfs: $(mkfs.xfs -V) (the system's); the series': $("$nat_xfs/mkfs.xfs" -V), whose xfs_repair checks every XFS variant"
+	echo "mke2fs: $(mke2fs -V 2>&1 | first_line) (the system's)"
+	echo "backing filesystem: $(df --output=fstype "$bench" | tail -n 1) on $src"
+	echo "backing device rotational: $(cat "/sys/block/${pk:-${src##*/}}/queue/rotational" 2>/dev/null || echo "not known ($src)")"
+	echo "loop devices: sparse files, buffered (no direct I/O), logical sector size 512"
+	echo "parameters: quick=$quick start=$start ceiling=$ceiling finals=(${final_list[*]}) runs=$runs steps=$steps files=$nfiles dirs=$ndirs seed=$seed meta=$meta_files stream=$stream fs=($fslist) variants=($variants)"
+	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$outdir/env.txt"
 t_all=$(now)
 for run in $(seq 1 "$runs"); do
 	for final in "${final_list[@]}"; do
@@ -335,8 +372,9 @@ for run in $(seq 1 "$runs"); do
 			for v in $variants; do
 				# The native variants are XFS's: on a hinted disk the series' mke2fs makes
 				# the policy's ext4 (64bit, the reserve; inodes and journal of the size as
-				# made), and its growth target for 64 TiB (the "huge" usage type) leaves too
-				# few inodes at 10 GiB for the population.
+				# made); scripts/bench-cost.sh measures it against the defaults.  (v2's
+				# growth_target picked the "huge" usage type and ran out of inodes at 10 GiB
+				# for this population; v3 keeps the inodes of the size as made.)
 				[ "$fs" = xfs ] || { [ "$v" != native ] && [ "$v" != image ]; } || continue
 				run_cell "$fs" "$final" "$v" "$run"
 			done
@@ -355,10 +393,14 @@ for fs in $fslist; do
 	policy_args="$policy_args$fs: \`$(cat "$bench/policy-args.$fs")\`; "
 done
 
-"$py" "$top/tools/bench/report.py" "$bench" \
+{
+	echo "duration: $secs s"
+	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >> "$outdir/env.txt"
+"$py" "$top/tools/bench/report.py" "$outdir" \
 	"start=$start" "ceiling=$ceiling" "increment=${BENCH_INCREMENT:-1G}" "finals=${final_list[*]}" \
 	"runs=$runs" "steps=$steps" "files=$nfiles" "dirs=$ndirs" "seed=$seed" "meta=$meta_files" \
 	"threads=$threads" "stream=$stream" "quick=$quick" "seconds=$secs" "grow=$grow_how" \
 	"load=$load0 -> $load1" "policy=$policy_args" "cores=$(nproc)" \
 	"versions=$(mkfs.xfs -V | sed 's/mkfs.xfs version //'), $(mke2fs -V 2>&1 | sed -n '1s/ (.*//p'), the series' $("$nat_xfs/mkfs.xfs" -V | sed 's/ version / /') (its xfs_repair checks every XFS variant), kernel $(uname -r)"
-info "wrote $bench/results.md and $bench/regret.png"
+info "wrote $outdir/results.md, regret.png, raw.tsv and env.txt"
