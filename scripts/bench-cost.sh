@@ -11,6 +11,8 @@
 #              that stands in for the device's hints)
 #   image      XFS only: the opt-in image mode (-d growth_target=CEILING,growth_single_ag=1)
 # Parts:
+#   space  what each layout leaves the user right after mkfs at the size as made: the bytes and
+#          inodes `df` reports free on the empty filesystem (the price of reserving for growth)
 #   fill   the disk never grows: a fresh filesystem, empty or filled to 50% or 90% of its own
 #          capacity (a small-file tree, then fallocated 256 MiB files), then a workload:
 #          "writers" (THREADS threads each write their share of BENCH_C_BYTES to a file of their
@@ -39,7 +41,7 @@ set -euo pipefail
 
 runs=${BENCH_C_RUNS:-5}
 fslist=${BENCH_C_FS:-xfs ext4}
-parts=${BENCH_C_PARTS:-fill age}
+parts=${BENCH_C_PARTS:-space fill age}
 fills=${BENCH_C_FILLS:-0 50 90}
 threads0=${BENCH_C_THREADS:-1 2 4}
 threadsf=${BENCH_C_FILL_THREADS:-1 4}
@@ -168,6 +170,19 @@ raw="$outdir/raw.tsv"
 printf 'round\tposition\tpart\tfs\tcondition\tlayout\tmeasure\tthreads\tvalue\tgroups\tload1\n' > "$raw"
 record() {	# round pos part fs condition layout measure threads value groups
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" "$(cut -d' ' -f1 /proc/loadavg)" >> "$raw"
+}
+
+# space: what the empty filesystem offers at the size as made.
+space_cell() {	# round pos fs layout
+	local groups avail favail
+	new_fs "$3" "$4" "$size_b"
+	groups=$(geometry "$3")
+	avail=$(df -B1 --output=avail "$mnt" | tail -n 1 | tr -d ' ')
+	favail=$(df --output=iavail "$mnt" | tail -n 1 | tr -d ' ')
+	drop_fs
+	record "$1" "$2" space "$3" empty "$4" avail 0 "$avail" "$groups"
+	record "$1" "$2" space "$3" empty "$4" favail 0 "$favail" "$groups"
+	info "round $1 space $3 $4 ($groups groups): $avail bytes, $favail inodes free"
 }
 
 # fill: one workload on a fresh filesystem at FILL% of its capacity.
@@ -301,6 +316,11 @@ for round in $(seq 1 "$runs"); do
 	for fs in $fslist; do
 		read -r -a ls <<< "$(layouts_of "$fs")"
 		n=${#ls[@]}
+		if [[ " $parts " == *" space "* ]]; then
+			for pos in $(seq 0 $((n - 1))); do
+				space_cell "$round" "$pos" "$fs" "${ls[$(((pos + round) % n))]}"
+			done
+		fi
 		if [[ " $parts " == *" fill "* ]]; then
 			for fill in $fills; do
 				tl=$threadsf

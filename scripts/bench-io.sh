@@ -9,8 +9,10 @@
 #  2. Boot time to /init (guest uptime) with two hinted disks and with two plain ones, in
 #     alternating boots (BENCH_BOOTS each, default 5).
 # Prints a table with median, min and max of each and the ratio; writes it to
-# build/results/bench-io.txt.  Under TCG the absolute numbers are far below real hardware;
-# the ratios are what matters.
+# build/results/bench-io.txt and, with env.txt and the raw values (raw.tsv: "round", the guest,
+# the kind and the IOPS or boot seconds), to tools/bench/results/<date>-io/ (BENCH_IO_OUT to
+# write elsewhere).  Under TCG the absolute numbers are far below real hardware; the ratios are
+# what matters, and their resolution is the spread of the paired ratios.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -77,3 +79,20 @@ read -r bp bp_min bp_max < <(stats < "$work/boot-plain.txt")
 	printf '%-28s %12s\n' "ratio (hints / none)" "$(ratio "$bh" "$bp")"
 	echo "(2 guests x $rounds rounds of 3 s per disk, hinted disk first in one and second in the other; $boots boots per kind, alternating)"
 } | tee "$top/build/results/bench-io.txt"
+outdir=${BENCH_IO_OUT:-$top/tools/bench/results/$(date -u +%Y-%m-%d)-io}
+mkdir -p "$outdir"
+{ echo '```'; cat "$top/build/results/bench-io.txt"; echo '```'; } > "$outdir/results.md"
+{
+	printf 'measure\tguest\tround\tkind\tvalue\n'
+	awk '{ printf "iops\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4 }' "$work/iops.txt"
+	for kind in hinted plain; do
+		awk -v k="$kind" '{ printf "boot_s\t-\t%d\t%s\t%s\n", NR, k, $1 }' "$work/boot-$kind.txt"
+	done
+} > "$outdir/raw.tsv"
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "host kernel: $(uname -r); cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | first_line); cpus: $(nproc)"
+	echo "guest kernel: $kernel; QEMU: $("$qemu" --version | first_line) (TCG)"
+	echo "parameters: rounds=$rounds of 3 s per disk and guest, boots=$boots per kind; hinted disk: $props"
+	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$outdir/env.txt"

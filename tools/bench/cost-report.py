@@ -24,10 +24,11 @@ NAMES = {"defaults": "defaults (no hints)", "aa": "defaults again (A/A control)"
          "ref": "made at the final size (no growth)"}
 ORDER = ("defaults", "aa", "native", "image", "ref")
 UNITS = {"writers": "s", "meta": "s", "fsck": "s", "mount": "s", "free_1m": "%",
-         "free_extents": "extents"}
+         "free_extents": "extents", "avail": "GiB", "favail": "inodes"}
 MEASURES = {"writers": "writers, seconds", "meta": "metadata, seconds", "fsck": "fsck, seconds",
             "mount": "mount, seconds", "free_1m": "free space in extents >= 1 MiB, %",
-            "free_extents": "free extents (fragments)"}
+            "free_extents": "free extents (fragments)", "avail": "free space after mkfs, GiB",
+            "favail": "free inodes after mkfs"}
 
 
 def bootstrap_median(values, n=10000, seed=20261204):
@@ -51,7 +52,8 @@ def main():
     vals, groups, loads = {}, {}, []
     for r in rows:
         key = (r["part"], r["fs"], r["condition"], r["measure"], int(r["threads"]), r["layout"])
-        vals.setdefault(key, {})[int(r["round"])] = float(r["value"])
+        v = float(r["value"])
+        vals.setdefault(key, {})[int(r["round"])] = v / 2 ** 30 if r["measure"] == "avail" else v
         groups[(r["fs"], r["part"], r["layout"])] = r["groups"]
         loads.append(float(r["load1"]))
     print("# What users pay: the layouts of a hinted disk against the defaults "
@@ -62,7 +64,8 @@ def main():
         print("Load average (1 min) at the start of the cells: median %.2f, min %.2f, max %.2f.\n"
               % (statistics.median(loads), min(loads), max(loads)))
     verdicts = {}
-    for part, title in (("fill", "A disk that never grows: empty, 50% and 90% full"),
+    for part, title in (("space", "What the empty filesystem offers at the size as made"),
+                        ("fill", "A disk that never grows: empty, 50% and 90% full"),
                         ("age", "A disk grown with ageing between the steps")):
         keys = sorted({k[:5] for k in vals if k[0] == part},
                       key=lambda k: (k[1], k[2].rjust(6), list(MEASURES).index(k[3]), k[4]))
@@ -81,12 +84,13 @@ def main():
                     continue
                 v = list(cur.values())
                 unit = UNITS[k[3]]
-                cell = "%s %s (%s-%s)" % (fmt(statistics.median(v)), unit, fmt(min(v)), fmt(max(v)))
+                f = (lambda x: "%d" % x) if unit in ("extents", "inodes") else fmt
+                cell = "%s %s (%s-%s)" % (f(statistics.median(v)), unit, f(min(v)), f(max(v)))
                 if layout == "defaults":
                     ratio, diff, verd = "1 (the reference)", "", ""
                 else:
                     rounds = [r for r in cur if r in base and base[r] > 0 and cur[r] > 0]
-                    if k[3] == "free_1m":
+                    if k[3] in ("free_1m", "avail", "favail"):
                         ratios = [base[r] / cur[r] for r in rounds]
                     else:
                         ratios = [cur[r] / base[r] for r in rounds]
@@ -95,7 +99,7 @@ def main():
                         continue
                     lo, hi = bootstrap_median(ratios)
                     ratio = "%.2f [%.2f-%.2f]" % (statistics.median(ratios), lo, hi)
-                    diff = ("%+d %s" if unit == "extents" else "%+.3f %s") % (
+                    diff = ("%+d %s" if unit in ("extents", "inodes") else "%+.3f %s") % (
                         statistics.median(diffs), unit)
                     verd = verdict(lo, hi)
                     verdicts.setdefault(layout, {}).setdefault(verd, 0)
