@@ -7,6 +7,8 @@ document that states a number agrees; design.md, user-guide.md and README.md sta
 Names, both ways: sysfs attributes, QEMU properties and QMP commands, growth-mkfs options,
 suites and scenarios.  Identifiers and relative links in the documents exist.
 GH_KERNEL_PATCHES / GH_QEMU_PATCHES / GH_UTIL_LINUX_PATCHES: other patch directories.
+A fact that needs a base tree that is missing is "# SKIP" with the reason, unless the sources
+that are there already disagree.
 """
 import glob, os, re, shutil, subprocess, tempfile
 
@@ -17,8 +19,13 @@ NVME = "Documentation/nvme/namespace-size-range.md"
 results = []
 
 
-def result(ok, name, diag=()):
-    results.append((ok, name, list(diag)))
+class Skip(str):
+    """Why a source of truth cannot be read here (its base tree is missing)."""
+
+
+def result(ok, name, diag=(), skip=None):
+    results.append((ok, name, list(diag) + (["not checked: " + skip] if skip and not ok else []),
+                    skip if ok else None))
 
 
 def read(path):  # (built binaries in tools/ are read too: no decoding errors)
@@ -70,7 +77,7 @@ def compile_listing(what, header, paths, members, after):
                                               text=True) for p in paths] for r in repos)
                   if all(x.returncode == 0 for x in f)), None)
     if not files:
-        return "no base of %s (build/%s or %s/git): run 'make %s-tree'" % (what, what, CACHE, what)
+        return Skip("no base of %s (build/%s or %s/git): run 'make %s-tree'" % (what, what, CACHE, what))
     if not shutil.which("cc"):
         return "no C compiler (cc): install gcc"
     d = tempfile.mkdtemp(prefix="gh-docs-")
@@ -120,14 +127,17 @@ def stated(fact, skip=()):
     return [(d, value(m)) for d, t in docs.items() if d not in skip for m in find(regex, t)]
 
 
-def agree(fact, truth, claims):
-    """truth: {source: value}, all equal; claims: (document, value[, part of truth it states])."""
+def agree(fact, truth, claims, skip=None):
+    """truth: {source: value}, all equal; claims: (document, value[, part of truth it states]);
+    skip: why sources are missing from truth (then SKIP, unless the others disagree)."""
+    if skip and not truth:
+        return result(True, fact, skip=skip)
     if len(set(truth.values())) != 1 or None in truth.values():
-        return result(False, fact, ["%s: %s" % kv for kv in truth.items()])
+        return result(False, fact, ["%s: %s" % kv for kv in truth.items()], skip)
     v = next(iter(truth.values()))
     wrong = [(c[0], c[1], c[2](v) if len(c) > 2 else v) for c in claims]
     wrong = [w for w in wrong if w[1] != w[2]]
-    result(not wrong, "%s: %s everywhere" % (fact, v), ["%s states %s, not %s" % w for w in wrong])
+    result(not wrong, "%s: %s everywhere" % (fact, v), ["%s states %s, not %s" % w for w in wrong], skip)
 
 
 # virtio: the spec patch's listing hunk (context and added lines) and the members it adds.
@@ -145,20 +155,23 @@ if after and new == list(range(new[0], new[-1] + 1)) and post[new[-1] + 1].strip
 else:
     compiled = {"spec patch": "no struct virtio_blk_config listing whose new members end the struct"}
 good = {w: c for w, c in compiled.items() if isinstance(c, dict)}
-result(len(good) == 2 and all(v[0] == v[1] for c in good.values() for v in c.values()),
+missing = {w: c for w, c in compiled.items() if isinstance(c, Skip)}  # no base tree: SKIP
+skip = "; ".join("%s: %s" % kv for kv in missing.items()) or None
+result(len(good) + len(missing) == 2 and all(v[0] == v[1] for c in good.values() for v in c.values()),
        "virtio spec listing compiled next to the kernel and QEMU headers: offsetof, sizeof agree",
-       ["%s: %s" % (w, c) for w, c in compiled.items()])
-agree("virtio feature bit", {w: c["bit"][0] if w in good else None for w, c in compiled.items()},
-      stated("feature bit"))
+       ["%s: %s" % (w, c) for w, c in compiled.items()], skip)
+agree("virtio feature bit", {w: c["bit"][0] if w in good else None for w, c in compiled.items()
+                             if w not in missing}, stated("feature bit"), skip)
 qtest = dict((f, int(o)) for o, f in find(r"config_readq\(\w+,\s*(\d+)\),\s*==,\s*(min|max|increment)\b", qall))
 agree("virtio field offsets", dict(
     [("qtests", tuple(qtest.get(k) for k in ("min", "max", "increment")))] +
     [(w, tuple(c[f][0] for f in FIELDS) if w in good and all(f in c for f in FIELDS) else None)
-     for w, c in compiled.items()]),
+     for w, c in compiled.items() if w not in missing]),
     stated("field offsets") + [(d, int(o), lambda v, i=FIELDS.index(f): v[i]) for d, t in docs.items()
-                               for f, o in find(r"\b(%s)\W{0,3}\((?:offset )?(\d+)\)" % "|".join(FIELDS), t)])
-agree("virtio configuration size", {w: c["size"][0] if w in good else None for w, c in compiled.items()},
-      stated("configuration size"))
+                               for f, o in find(r"\b(%s)\W{0,3}\((?:offset )?(\d+)\)" % "|".join(FIELDS), t)],
+    skip)
+agree("virtio configuration size", {w: c["size"][0] if w in good else None for w, c in compiled.items()
+                                    if w not in missing}, stated("configuration size"), skip)
 
 # SCSI: the kernel's definitions and KUnit against the qtests; the T10 table against both.
 UNIT = {"min": 0, "max": 1, "increment": 2, "granularity": 2}
@@ -317,7 +330,26 @@ for d in sorted(docs):
                 diag.append("%s, where it cites %s: %s is in no file of that run" % (d, ", ".join(runs), v))
 result(cited > 0 and not diag, "benchmark numbers: what cites a results folder states only its values (%d places)" % cited, diag)
 
+# ... and no benchmark number stands anywhere else: a measured time (a decimal number of
+# seconds or milliseconds), a ratio ("2.5x", "2.5 times") or an interval ("[0.93-1.01]") in a
+# paragraph that cites no results folder fails, unless the paragraph says it quotes the
+# uncommitted policy sweeps of 2026-12-03 (tools/bench/policy-sweep.sh; POLICY.md marks them).
+MEASURED = r"(?<![\w.])(\d+\.\d+ ?(?:s|ms)\b|\d+(?:\.\d+)?x\b|\d+\.\d+ times\b|\[\d+\.\d+-\d+\.\d+\])"
+diag, marked = [], 0
+for d in sorted(docs):
+    cited_text = "\n".join(u for _, u in cited_units(docs[d]))
+    for para in (p for p in re.split(r"\n\s*\n|\n(?=- )", docs[d]) if p.strip()):
+        if para in cited_text or not re.search(MEASURED, para):
+            continue
+        if "uncommitted policy sweep" in para:
+            marked += 1
+            continue
+        diag.append("%s states %s without citing a committed results folder (tools/bench/results/<run>/)"
+                    % (d, ", ".join(sorted(set(re.findall(MEASURED, para)))[:4])))
+result(not diag, "benchmark numbers: none without a committed results folder (%d paragraphs quote the uncommitted policy sweeps, marked)" % marked, diag)
+
 print("KTAP version 1\n1..%d" % len(results))
-for i, (ok, name, diag) in enumerate(results, 1):
-    print("".join("# %s\n" % l for l in diag) + "%sok %d %s" % ("" if ok else "not ", i, name))
+for i, (ok, name, diag, skip) in enumerate(results, 1):
+    print("".join("# %s\n" % l for l in diag) + "%sok %d %s%s" % ("" if ok else "not ", i, name,
+                                                                   " # SKIP " + skip if skip else ""))
 raise SystemExit(0 if all(r[0] for r in results) else 1)
