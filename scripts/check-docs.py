@@ -289,7 +289,8 @@ diag = ["%s links to %s, which does not exist" % (d, l) for d in docs if d.endsw
 result(not diag, "relative links resolve", diag)
 
 # Benchmark numbers: a paragraph (or list item) of a document that cites a committed results
-# folder (tools/bench/results/<run>/), the tables right after it and the paragraph after those
+# folder (tools/bench/results/<run>/), the tables (markdown, or indented text in a cover
+# letter) right after it and the paragraph after those
 # tables state only numbers of that run: every decimal number in them (ratios, seconds,
 # intervals) is a value of the run's report (results.md) or environment (env.txt); raw.tsv's
 # thousands of values would let almost any number through.
@@ -302,7 +303,7 @@ def cited_units(text):  # [(runs, text)] for each citing paragraph with its tabl
             i += 1
             continue
         unit, j = [paras[i]], i + 1
-        while j < len(paras) and paras[j].lstrip().startswith("|"):
+        while j < len(paras) and (paras[j].lstrip().startswith("|") or paras[j].startswith("  ")):
             unit.append(paras[j])
             j += 1
         if j > i + 1 and j < len(paras) and not paras[j].lstrip().startswith("#"):
