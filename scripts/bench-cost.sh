@@ -28,6 +28,9 @@
 #          writers with 2 threads.  One more layout, "made at F" (the defaults at the final size,
 #          the same schedule without growth), shows what growing costs at all.  ext4 grows
 #          offline (resize2fs -f) when online resize is refused (no CAP_SYS_RESOURCE).
+#   steps  the cloud's own steps: from SIZE, BENCH_C_STEPS (20) growths of one increment each,
+#          each when the filesystem is ~99% full (fallocated files), every growth timed
+#          (xfs_growfs; ext4: resize2fs, offline here as above); then fsck and mount.
 # Every cell is a fresh filesystem on a loop device over a sparse file; the layouts run in a
 # different order each round (rotated, so each is measured first as often as the others over
 # the rounds), BENCH_C_RUNS rounds (5).  ext4 is made with lazy_itable_init=0 (no background
@@ -41,7 +44,8 @@ set -euo pipefail
 
 runs=${BENCH_C_RUNS:-5}
 fslist=${BENCH_C_FS:-xfs ext4}
-parts=${BENCH_C_PARTS:-space fill age}
+parts=${BENCH_C_PARTS:-space fill age steps}
+nsteps=${BENCH_C_STEPS:-20}
 fills=${BENCH_C_FILLS:-0 50 90}
 threads0=${BENCH_C_THREADS:-1 2 4}
 threadsf=${BENCH_C_FILL_THREADS:-1 4}
@@ -238,6 +242,45 @@ free_space() {	# fs
 	fi
 }
 
+# steps: NSTEPS growths of one increment, each at ~99% full, each timed; then fsck and mount.
+steps_cell() {	# round pos fs layout
+	local k cap=$size_b groups t0 dt times=() fsck mnt_s want n=0
+	new_fs "$3" "$4" "$size_b"
+	"$helper" populate "$mnt/tree" "$seed" 1 1 "$pop_files" 100 >/dev/null || die "populate failed"
+	for k in $(seq 1 "$nsteps"); do
+		want=$(($(size_of_fs) / 100 * 99 - $(used_bytes)))
+		n=$((n + 1))
+		[ "$want" -le $((1 << 20)) ] || falloc_files "$mnt/fill$n" "$want"
+		sync
+		cap=$((cap + inc_b))
+		t0=$EPOCHREALTIME
+		grow_to "$3" "$cap"
+		dt=$(python3 -c "print('%.4f' % ($EPOCHREALTIME - $t0))")
+		times+=("$dt")
+	done
+	umount "$mnt"
+	groups=$(geometry "$3")	# unmounted: the superblock on disk is current
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	t0=$EPOCHREALTIME
+	if [ "$3" = xfs ]; then
+		"$repair" -n "$dev" >"$work/fsck.log" 2>&1 || die "xfs_repair -n found problems ($4); see $work/fsck.log"
+	else
+		e2fsck -fn "$dev" >"$work/fsck.log" 2>&1 || die "e2fsck -fn found problems ($4); see $work/fsck.log"
+	fi
+	fsck=$(python3 -c "print('%.3f' % ($EPOCHREALTIME - $t0))")
+	echo 3 > /proc/sys/vm/drop_caches
+	t0=$EPOCHREALTIME
+	mount "$dev" "$mnt"
+	mnt_s=$(python3 -c "print('%.4f' % ($EPOCHREALTIME - $t0))")
+	drop_fs
+	record "$1" "$2" steps "$3" "$nsteps steps" "$4" grow_median 0 "$(printf '%s\n' "${times[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" "$groups"
+	record "$1" "$2" steps "$3" "$nsteps steps" "$4" grow_total 0 "$(printf '%s\n' "${times[@]}" | awk '{ s += $1 } END { printf "%.3f\n", s }')" "$groups"
+	record "$1" "$2" steps "$3" "$nsteps steps" "$4" fsck 0 "$fsck" "$groups"
+	record "$1" "$2" steps "$3" "$nsteps steps" "$4" mount 0 "$mnt_s" "$groups"
+	info "round $1 steps $3 $4 ($groups groups): growths $(printf '%s ' "${times[@]}")s; fsck $fsck s, mount $mnt_s s"
+}
+
 # age: grow in steps with writes and deletes between them, then measure.
 age_cell() {	# round pos fs layout
 	local sizes=() k nparts cap falloc_total=0 want groups t0 fsck mnt_s secs f1 fext listf
@@ -307,7 +350,7 @@ age_cell() {	# round pos fs layout
 	pk=$(lsblk -no pkname "$src" 2>/dev/null | first_line || true)
 	echo "backing device rotational: $(cat "/sys/block/${pk:-${src##*/}}/queue/rotational" 2>/dev/null || echo "not known ($src)")"
 	echo "loop devices: sparse files, buffered (no direct I/O), logical sector size 512"
-	echo "parameters: runs=$runs fs=($fslist) parts=($parts) fills=($fills) threads empty=($threads0) filled=($threadsf) writers bytes=$wbytes meta files=$wfiles population=$pop_files files; age: $size_b -> $final_b bytes in $age_steps steps, tree of $age_files files, seed $seed"
+	echo "parameters: runs=$runs fs=($fslist) parts=($parts) steps=$nsteps of $inc_b bytes fills=($fills) threads empty=($threads0) filled=($threadsf) writers bytes=$wbytes meta files=$wfiles population=$pop_files files; age: $size_b -> $final_b bytes in $age_steps steps, tree of $age_files files, seed $seed"
 	echo "layouts: xfs ($(layouts_of xfs)), ext4 ($(layouts_of ext4)); xfs native: -d growth_target=$ceiling_b -l size=$((logb)); image: -d growth_target=$ceiling_b,growth_single_ag=1; ext4 native: MKE2FS_DEVICE_GROWTH=$size_b,$ceiling_b,$inc_b"
 	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$outdir/env.txt"
@@ -332,6 +375,13 @@ for round in $(seq 1 "$runs"); do
 						done
 					done
 				done
+			done
+		fi
+		if [[ " $parts " == *" steps "* ]]; then
+			read -r -a ls <<< "$(layouts_of "$fs")"
+			n=${#ls[@]}
+			for pos in $(seq 0 $((n - 1))); do
+				steps_cell "$round" "$pos" "$fs" "${ls[$(((pos + round) % n))]}"
 			done
 		fi
 		if [[ " $parts " == *" age "* ]]; then

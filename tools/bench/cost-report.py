@@ -24,8 +24,10 @@ NAMES = {"defaults": "defaults (no hints)", "aa": "defaults again (A/A control)"
          "ref": "made at the final size (no growth)"}
 ORDER = ("defaults", "aa", "native", "image", "ref")
 UNITS = {"writers": "s", "meta": "s", "fsck": "s", "mount": "s", "free_1m": "%",
+         "grow_median": "s", "grow_total": "s",
          "free_extents": "extents", "avail": "GiB", "favail": "inodes"}
-MEASURES = {"writers": "writers, seconds", "meta": "metadata, seconds", "fsck": "fsck, seconds",
+MEASURES = {"grow_median": "one growth, median seconds", "grow_total": "all growths, seconds",
+            "writers": "writers, seconds", "meta": "metadata, seconds", "fsck": "fsck, seconds",
             "mount": "mount, seconds", "free_1m": "free space in extents >= 1 MiB, %",
             "free_extents": "free extents (fragments)", "avail": "free space after mkfs, GiB",
             "favail": "free inodes after mkfs"}
@@ -66,6 +68,7 @@ def main():
     verdicts = {}
     for part, title in (("space", "What the empty filesystem offers at the size as made"),
                         ("fill", "A disk that never grows: empty, 50% and 90% full"),
+                        ("steps", "A disk grown in its provider's steps, each at ~99% full"),
                         ("age", "A disk grown with ageing between the steps")):
         keys = sorted({k[:5] for k in vals if k[0] == part},
                       key=lambda k: (k[1], k[2].rjust(6), list(MEASURES).index(k[3]), k[4]))
