@@ -196,7 +196,7 @@ fill_cell() {	# round pos fs layout fill workload threads
 	groups=$(geometry "$3")
 	if [ "$5" != 0 ]; then
 		"$helper" populate "$mnt/tree" "$seed" 1 1 "$pop_files" 100 >/dev/null || die "populate failed"
-		target=$(($(size_of_fs) / 100 * $5 - $(used_bytes)))
+		target=$(($(size_of_fs) * $5 / 100 - $(used_bytes)))
 		[ "$target" -le 0 ] || falloc_files "$mnt/fill" "$target"
 	fi
 	sync
@@ -248,7 +248,7 @@ steps_cell() {	# round pos fs layout
 	new_fs "$3" "$4" "$size_b"
 	"$helper" populate "$mnt/tree" "$seed" 1 1 "$pop_files" 100 >/dev/null || die "populate failed"
 	for k in $(seq 1 "$nsteps"); do
-		want=$(($(size_of_fs) / 100 * 99 - $(used_bytes)))
+		want=$(($(size_of_fs) * 99 / 100 - $(used_bytes)))
 		n=$((n + 1))
 		[ "$want" -le $((1 << 20)) ] || falloc_files "$mnt/fill$n" "$want"
 		sync
@@ -295,7 +295,7 @@ age_cell() {	# round pos fs layout
 		"$helper" populate "$mnt/tree" "$seed" "$k" "$nparts" "$age_files" 1000 >/dev/null ||
 			die "populate part $k failed"
 		"$helper" stream "$mnt/data.$k" $((cap / 50)) >/dev/null || die "data write failed"
-		want=$((cap / 100 * 85 - falloc_total))
+		want=$((cap * 85 / 100 - falloc_total))
 		if [ "$want" -gt 0 ]; then
 			falloc_files "$mnt/fill$k" "$want"
 			falloc_total=$((falloc_total + want))
