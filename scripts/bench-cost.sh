@@ -242,9 +242,27 @@ free_space() {	# fs
 	fi
 }
 
+# fsck of the unmounted filesystem, then its mount, each from cold caches: "FSCK MOUNT" seconds.
+fsck_and_mount() {	# fs layout
+	local t0 fsck
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	t0=$EPOCHREALTIME
+	if [ "$1" = xfs ]; then
+		"$repair" -n "$dev" >"$work/fsck.log" 2>&1 || die "xfs_repair -n found problems ($2); see $work/fsck.log"
+	else
+		e2fsck -fn "$dev" >"$work/fsck.log" 2>&1 || die "e2fsck -fn found problems ($2); see $work/fsck.log"
+	fi
+	fsck=$(python3 -c "print('%.3f' % ($EPOCHREALTIME - $t0))")
+	echo 3 > /proc/sys/vm/drop_caches
+	t0=$EPOCHREALTIME
+	mount "$dev" "$mnt"
+	python3 -c "print('$fsck %.4f' % ($EPOCHREALTIME - $t0))"
+}
+
 # steps: NSTEPS growths of one increment, each at ~99% full, each timed; then fsck and mount.
 steps_cell() {	# round pos fs layout
-	local k cap=$size_b groups t0 dt times=() fsck mnt_s want n=0
+	local k cap=$size_b groups t0 dt times=() fsck mnt_s want n=0 res
 	new_fs "$3" "$4" "$size_b"
 	"$helper" populate "$mnt/tree" "$seed" 1 1 "$pop_files" 100 >/dev/null || die "populate failed"
 	for k in $(seq 1 "$nsteps"); do
@@ -260,21 +278,10 @@ steps_cell() {	# round pos fs layout
 	done
 	umount "$mnt"
 	groups=$(geometry "$3")	# unmounted: the superblock on disk is current
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	t0=$EPOCHREALTIME
-	if [ "$3" = xfs ]; then
-		"$repair" -n "$dev" >"$work/fsck.log" 2>&1 || die "xfs_repair -n found problems ($4); see $work/fsck.log"
-	else
-		e2fsck -fn "$dev" >"$work/fsck.log" 2>&1 || die "e2fsck -fn found problems ($4); see $work/fsck.log"
-	fi
-	fsck=$(python3 -c "print('%.3f' % ($EPOCHREALTIME - $t0))")
-	echo 3 > /proc/sys/vm/drop_caches
-	t0=$EPOCHREALTIME
-	mount "$dev" "$mnt"
-	mnt_s=$(python3 -c "print('%.4f' % ($EPOCHREALTIME - $t0))")
+	res=$(fsck_and_mount "$3" "$4") || exit 1
+	read -r fsck mnt_s <<< "$res"
 	drop_fs
-	record "$1" "$2" steps "$3" "$nsteps steps" "$4" grow_median 0 "$(printf '%s\n' "${times[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" "$groups"
+	record "$1" "$2" steps "$3" "$nsteps steps" "$4" grow_median 0 "$(median "${times[@]}")" "$groups"
 	record "$1" "$2" steps "$3" "$nsteps steps" "$4" grow_total 0 "$(printf '%s\n' "${times[@]}" | awk '{ s += $1 } END { printf "%.3f\n", s }')" "$groups"
 	record "$1" "$2" steps "$3" "$nsteps steps" "$4" fsck 0 "$fsck" "$groups"
 	record "$1" "$2" steps "$3" "$nsteps steps" "$4" mount 0 "$mnt_s" "$groups"
@@ -283,7 +290,7 @@ steps_cell() {	# round pos fs layout
 
 # age: grow in steps with writes and deletes between them, then measure.
 age_cell() {	# round pos fs layout
-	local sizes=() k nparts cap falloc_total=0 want groups t0 fsck mnt_s secs f1 fext listf
+	local sizes=() k nparts cap falloc_total=0 want groups fsck mnt_s secs f1 fext listf res
 	for k in $(seq 1 "$age_steps"); do
 		sizes+=($(((size_b + (final_b - size_b) * k / age_steps) / inc_b * inc_b)))
 	done
@@ -313,19 +320,8 @@ age_cell() {	# round pos fs layout
 	done
 	umount "$mnt"
 	read -r f1 fext < <(free_space "$3")
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	t0=$EPOCHREALTIME
-	if [ "$3" = xfs ]; then
-		"$repair" -n "$dev" >"$work/fsck.log" 2>&1 || die "xfs_repair -n found problems ($4); see $work/fsck.log"
-	else
-		e2fsck -fn "$dev" >"$work/fsck.log" 2>&1 || die "e2fsck -fn found problems ($4); see $work/fsck.log"
-	fi
-	fsck=$(python3 -c "print('%.3f' % ($EPOCHREALTIME - $t0))")
-	echo 3 > /proc/sys/vm/drop_caches
-	t0=$EPOCHREALTIME
-	mount "$dev" "$mnt"
-	mnt_s=$(python3 -c "print('%.4f' % ($EPOCHREALTIME - $t0))")
+	res=$(fsck_and_mount "$3" "$4") || exit 1
+	read -r fsck mnt_s <<< "$res"
 	groups=$(geometry "$3")
 	record "$1" "$2" age "$3" aged "$4" free_1m 0 "$f1" "$groups"
 	record "$1" "$2" age "$3" aged "$4" free_extents 0 "$fext" "$groups"

@@ -115,7 +115,6 @@ trap cleanup EXIT
 mkdir -p "$mnt"
 
 now() { date +%s.%N; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 elapsed() { "$py" -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$2"; }
 
 mount_fs() {	# fs

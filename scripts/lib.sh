@@ -113,6 +113,7 @@ base_get() { sed -n "/^$2=/{s///p;q}" "$1"; }
 # awk with exit, sed with q) kills the writer with SIGPIPE, and "set -o pipefail" turns that
 # into a failure that depends on timing.  These read all their input; use them in pipelines,
 # and let the hygiene suite's pipe check find the others.
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }	# median N...
 first_line() { sed -n 1p; }				# the first line
 first_lines() { sed -n "1,${1}p"; }			# first_lines N: the first N lines
 matches() { grep -c "$@" >/dev/null; }		# matches [GREP-OPTS] PATTERN: a line matches
