@@ -7,7 +7,7 @@ S := scripts
 	e2fsprogs-tree xfsprogs-tree kernel-export qemu-export util-linux-export e2fsprogs-export \
 	xfsprogs-export kernel qemu util-linux e2fsprogs xfsprogs mkfs-stock kernel-sanitize selftest \
 	initramfs tools tools-check docs-check check-series clean fstests-tree fstests-export fstests \
-	blktests-tree blktests-export blktests libvirt-tree libvirt-export \
+	blktests-tree blktests-export blktests libvirt-tree libvirt-export libvirt \
 	check-peer
 
 all: kernel qemu initramfs tools
@@ -45,7 +45,7 @@ blktests-tree:
 	@$(S)/make-tree.sh blktests
 blktests-export:
 	@$(S)/export-series.sh blktests
-# libvirt: a Debian source package like the others (libvirt/BASE); no build target yet
+# libvirt: a Debian source package like the others (libvirt/BASE)
 libvirt-tree:
 	@$(S)/make-tree.sh libvirt
 libvirt-export:
@@ -90,6 +90,12 @@ fstests:
 # blktests with blktests/patches, built in $GH_CACHE/blktests; skips as fstests does.
 blktests:
 	@$(S)/build-blktests.sh
+# The QEMU driver, virtqemud, virsh and the series' tests of the libvirt series
+# (build/libvirt-obj; nothing is installed, selftests/scenarios/libvirt.sh runs them there).
+build/libvirt/meson.build:
+	@$(S)/make-tree.sh libvirt
+libvirt: build/libvirt/meson.build
+	@$(S)/build-libvirt.sh
 selftest: build/kernel/Makefile
 	@$(S)/build-selftest.sh
 initramfs: tools selftest

@@ -18,6 +18,8 @@ export CCACHE_DEPEND=1
 # judged by its tests, not by the speed of the daemon, and it halves the compile time of a
 # cold build on 2 cores.  The prefix is private so that sysconfdir, localstatedir and
 # runstatedir (whose default is /run whatever the prefix) never reach the host's libvirt.
+# QEMU runs as root: the default user of a Debian build (libvirt-qemu) exists only where
+# Debian's libvirt is installed, and the daemon refuses to start without it.
 prefix="$top/build/out/libvirt"
 off=(driver_bhyve driver_ch driver_esx driver_hyperv driver_interface driver_libxl driver_lxc
 	driver_network driver_openvz driver_secrets driver_test driver_vbox driver_vmware driver_vz
@@ -31,7 +33,7 @@ off=(driver_bhyve driver_ch driver_esx driver_hyperv driver_interface driver_lib
 opts=(-Dprefix="$prefix" -Drunstatedir="$prefix/run" -Dbuildtype=plain -Doptimization=0
 	-Dno_git=true -Dgit_werror=disabled -Dtests=enabled -Ddriver_qemu=enabled
 	-Ddriver_remote=enabled -Ddriver_libvirtd=enabled -Djson_c=enabled -Dlibnl=enabled
-	-Dinit_script=none)
+	-Dinit_script=none -Dqemu_user=root -Dqemu_group=root)
 for o in "${off[@]}"; do opts+=("-D$o=disabled"); done
 stamp="$obj/.setup-opts"
 if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}" ]; then
@@ -49,7 +51,7 @@ info = json.load(sys.stdin)
 want = set(sys.argv[2].split())
 ids = {d for t in info["tests"] if t["name"] in want for d in t["depends"]}
 for t in info["targets"]:
-    if t["id"] in ids or t["name"] in ("virtqemud", "virsh", "libvirt_driver_qemu"):
+    if t["id"] in ids or t["name"] in ("virtqemud", "virsh", "virt_driver_qemu"):
         for f in t["filename"]:
             print(os.path.relpath(f, sys.argv[1]))
 ' "$obj" "$(libvirt_tests)")

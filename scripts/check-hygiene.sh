@@ -42,7 +42,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gh-hygiene.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 git clone -q --shared "$top" "$tmp/repo"
 mkdir -p "$tmp/repo/build"
-for what in kernel qemu util-linux e2fsprogs xfsprogs fstests blktests; do
+for what in kernel qemu util-linux e2fsprogs xfsprogs libvirt fstests blktests; do
 	log="$tmp/$what.log"
 	tree="$top/build/$what"
 	# A peer suite's base may simply be missing (no peer tarball, no network): a skip.

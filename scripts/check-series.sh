@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bisectability: build every commit of a series on its own.
-# check-series.sh [kernel|qemu|util-linux|e2fsprogs|xfsprogs|fstests|blktests]...
+# check-series.sh [kernel|qemu|util-linux|e2fsprogs|xfsprogs|libvirt|fstests|blktests]...
 # Walks gh-base+1 .. series in the tree under build/, building incrementally (git checkout
 # touches only the files that differ, so each step rebuilds what that patch changed),
 # then returns the tree to its branch.  Prints KTAP: one result per patch.
@@ -18,6 +18,8 @@ build_one() {
 	xfsprogs) bash "$top/scripts/build-xfsprogs.sh" ;;
 	fstests) bash "$top/scripts/build-fstests.sh" ;;
 	blktests) bash "$top/scripts/build-blktests.sh" ;;
+	# libvirt: each patch must also pass the tests of the series that exist at that point
+	libvirt) bash "$top/scripts/build-libvirt.sh" && bash "$top/scripts/test-libvirt.sh" ;;
 	esac
 }
 
@@ -55,7 +57,7 @@ for what in "$@"; do
 	kernel) bash "$top/scripts/build-kernel.sh" guest >/dev/null 2>&1 || true ;;
 	qemu) build_one qemu >/dev/null 2>&1 || true ;;
 	util-linux) bash "$top/scripts/build-util-linux.sh" >/dev/null 2>&1 || true ;;
-	e2fsprogs | xfsprogs | fstests | blktests) build_one "$what" >/dev/null 2>&1 || true ;;
+	e2fsprogs | xfsprogs | fstests | blktests | libvirt) build_one "$what" >/dev/null 2>&1 || true ;;
 	esac
 done
 exit "$failed"

@@ -43,6 +43,7 @@ suites=(
 	"stock-compat|selftests/stock-compat.sh|bash selftests/stock-compat.sh"
 	"fstests|scripts/test-fstests.sh|bash scripts/test-fstests.sh"
 	"blktests|scripts/test-blktests.sh|bash scripts/test-blktests.sh"
+	"libvirt|scripts/test-libvirt.sh|bash scripts/test-libvirt.sh"
 )
 # Suites whose producers are still being written: a missing script is a skip, not a failure.
 # The lead empties this list when every suite exists.
@@ -75,6 +76,7 @@ if [ $build = 1 ]; then
 	step "building the tools" make -s tools
 	step "building fstests" make -s fstests
 	step "building blktests" make -s blktests
+	step "building libvirt (the QEMU driver, virtqemud, virsh and the series' tests)" make -s libvirt
 	if [ -f scripts/build-selftest.sh ]; then
 		step "building the kselftest" bash scripts/build-selftest.sh
 	fi

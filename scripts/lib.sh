@@ -235,6 +235,55 @@ qemu_wrapper() {
 	chmod +x "$1/qemu-system-x86_64"
 }
 
+# follow_console LOG CTL PID QUIET HOOK: follow a guest's console LOG until process PID (its
+# QEMU) ends, echoing it unless QUIET is 1, and answer the guest test's "GH-WAIT TOKEN ARGS"
+# lines: HOOK (a command line; empty answers "fail") runs as HOOK TOKEN ARGS; exit 0 answers
+# "ok", else "fail", with its output; the output "-" means "already answered".  The answer,
+# "GH-GO TOKEN ok|fail TEXT", goes to the fifo CTL, the guest's second serial port.  Sets
+# FOLLOW_STATUS to N of the guest's "GH-EXIT N" line, empty if it printed none.
+# (run-vm.sh; selftests/scenarios/libvirt.sh follows a QEMU that libvirt started.)
+# shellcheck disable=SC2034 # FOLLOW_STATUS is read by the callers
+follow_console() {
+	local log=$1 ctl=$2 pid=$3 quiet=$4 line token rc reply
+	local -a hook=() w
+	[ -z "$5" ] || read -r -a hook <<< "$5"
+	FOLLOW_STATUS=""
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		[ "$quiet" = 1 ] || printf '%s\n' "$line"
+		case "$line" in
+		"GH| GH-WAIT "*)
+			read -r -a w <<< "${line#"GH| GH-WAIT "}"
+			token=${w[0]:-}
+			if [ ${#hook[@]} -eq 0 ]; then
+				_follow_answer "$pid" "$ctl" "$token" fail "no --on-wait handler"
+				continue
+			fi
+			rc=0
+			reply=$("${hook[@]}" "${w[@]}") || rc=$?
+			reply=$(printf '%s' "$reply" | tr '\n' ' ')
+			reply=${reply% }
+			[ "$reply" = "-" ] && continue
+			if [ $rc = 0 ]; then
+				_follow_answer "$pid" "$ctl" "$token" ok "$reply"
+			else
+				_follow_answer "$pid" "$ctl" "$token" fail "$reply"
+			fi
+			;;
+		"GH-EXIT "*) FOLLOW_STATUS=${line#GH-EXIT } ;;
+		esac
+	done < <(tail -s 0.2 -n +1 -F --pid="$pid" "$log" 2>/dev/null)
+}
+# _follow_answer PID CTL TOKEN WORD [TEXT]: write the host's answer to the guest.
+_follow_answer() {
+	local pid=$1 ctl=$2
+	shift 2
+	kill -0 "$pid" 2>/dev/null || return 0
+	# shellcheck disable=SC2016 # $1 and $2 belong to the inner shell
+	timeout 10 bash -c 'printf "%s\n" "$1" > "$2"' _ "GH-GO $*" "$ctl" ||
+		warn "could not answer '$1' to the guest"
+}
+
 # qemu_ninja OBJ LOG TARGET...: build TARGETs in the QEMU build OBJ into OBJ/LOG; on failure
 # show the errors and die.  The caller holds the build lock if it needs one.
 qemu_ninja() {

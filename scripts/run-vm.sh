@@ -175,42 +175,9 @@ timeout "$timeout" "$qemu" "${args[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
 qpid=$!
 bg+=("$qpid")
 
-# answer TOKEN WORD [TEXT]: write the host's answer to the guest's second serial port.
-answer() {
-	kill -0 "$qpid" 2>/dev/null || return 0
-	# shellcheck disable=SC2016 # $1 and $2 belong to the inner shell
-	timeout 10 bash -c 'printf "%s\n" "$1" > "$2"' _ "GH-GO $*" "$ctl.in" ||
-		warn "could not answer '$1' to the guest"
-}
-
-status=""
-hook=()
-[ -z "$on_wait" ] || read -r -a hook <<< "$on_wait"
-while IFS= read -r line; do
-	line=${line%$'\r'}
-	[ $quiet = 1 ] || printf '%s\n' "$line"
-	case "$line" in
-	"GH| GH-WAIT "*)
-		read -r -a w <<< "${line#"GH| GH-WAIT "}"
-		token=${w[0]:-}
-		if [ ${#hook[@]} -eq 0 ]; then
-			answer "$token" fail "no --on-wait handler"
-			continue
-		fi
-		rc=0
-		reply=$(GH_QMP=$qmp GH_CTL=$ctl.in GH_VM_DIR=$dir "${hook[@]}" "${w[@]}") || rc=$?
-		reply=$(printf '%s' "$reply" | tr '\n' ' ')
-		reply=${reply% }
-		[ "$reply" = "-" ] && continue
-		if [ $rc = 0 ]; then
-			answer "$token" ok "$reply"
-		else
-			answer "$token" fail "$reply"
-		fi
-		;;
-	"GH-EXIT "*) status=${line#GH-EXIT } ;;
-	esac
-done < <(tail -s 0.2 -n +1 -F --pid="$qpid" "$log" 2>/dev/null)
+export GH_QMP=$qmp GH_CTL=$ctl.in GH_VM_DIR=$dir
+follow_console "$log" "$ctl.in" "$qpid" "$quiet" "$on_wait"
+status=$FOLLOW_STATUS
 
 qrc=0
 wait "$qpid" || qrc=$?
