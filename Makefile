@@ -111,8 +111,8 @@ docs-check:
 	@python3 $(S)/check-docs.py
 # Build every patch of every series on its own (bisectability); time: README.md.
 check-series: build/kernel/Makefile build/qemu/configure build/util-linux/meson.build \
-		build/e2fsprogs/configure.ac build/xfsprogs/configure.ac
-	@$(S)/check-series.sh kernel qemu util-linux e2fsprogs xfsprogs
+		build/e2fsprogs/configure.ac build/xfsprogs/configure.ac build/libvirt/meson.build
+	@$(S)/check-series.sh kernel qemu util-linux e2fsprogs xfsprogs libvirt
 
 demo: deps
 	@$(S)/demo.sh
