@@ -35,14 +35,7 @@ opts=(-Dprefix="$prefix" -Drunstatedir="$prefix/run" -Dbuildtype=plain -Doptimiz
 	-Ddriver_remote=enabled -Ddriver_libvirtd=enabled -Djson_c=enabled -Dlibnl=enabled
 	-Dinit_script=none -Dqemu_user=root -Dqemu_group=root)
 for o in "${off[@]}"; do opts+=("-D$o=disabled"); done
-stamp="$obj/.setup-opts"
-if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}" ]; then
-	info "configuring libvirt in $obj"
-	rm -rf "$obj"
-	CC="ccache gcc" meson setup "${opts[@]}" "$obj" "$src" >"$top/build/libvirt-setup.log" 2>&1 ||
-		{ tail -n 20 "$top/build/libvirt-setup.log" >&2; die "libvirt meson setup failed; see build/libvirt-setup.log"; }
-	echo "${opts[*]}" > "$stamp"
-fi
+meson_setup_once libvirt "$src" "$obj" "${opts[@]}"
 # The programs of the scenario, and the tests of the series (scripts/test-libvirt.sh) with
 # what meson says they depend on (the test mocks), as ninja's file names.
 mapfile -t targets < <(meson introspect --tests --targets "$obj" | python3 -c '

@@ -30,14 +30,7 @@ opts=(--buildtype=debugoptimized -Dauto_features=disabled -Ddefault_library=stat
 	-Dbuild-lsblk=enabled -Dncursesw=enabled -Dprogram-tests=true
 	-Dbuild-libuuid=enabled -Dbuild-libfdisk=enabled -Dbuild-fdisks=enabled -Dbuild-partx=enabled
 	-Dbuild-losetup=enabled -Dbuild-mount=enabled -Dbuild-unshare=enabled)
-stamp="$obj/.setup-opts"
-if [ ! -f "$obj/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${opts[*]}" ]; then
-	info "configuring util-linux in $obj"
-	rm -rf "$obj"
-	CC="ccache gcc" meson setup "${opts[@]}" "$obj" "$src" >"$top/build/util-linux-setup.log" 2>&1 ||
-		{ tail -n 20 "$top/build/util-linux-setup.log" >&2; die "meson setup of util-linux failed; see $top/build/util-linux-setup.log"; }
-	echo "${opts[*]}" > "$stamp"
-fi
+meson_setup_once util-linux "$src" "$obj" "${opts[@]}"
 # sample-partitions: for the tree's blkid/lowprobe-pt test; sfdisk ... unshare: blkid/growth-loop
 targets=(blkid lsblk libblkid/libblkid.a sample-topology sample-partitions sfdisk partx losetup mount
 	unshare)

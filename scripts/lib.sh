@@ -284,6 +284,27 @@ _follow_answer() {
 		warn "could not answer '$1' to the guest"
 }
 
+# meson_setup_once NAME SRC OBJ OPTION...: meson setup of SRC in OBJ with these options and
+# ccache, unless OBJ was set up with exactly these; its output goes to build/NAME-setup.log.
+meson_setup_once() {
+	local name=$1 src=$2 obj=$3 log=$top/build/$1-setup.log
+	shift 3
+	[ -f "$obj/build.ninja" ] && [ "$(cat "$obj/.setup-opts" 2>/dev/null)" = "$*" ] && return 0
+	info "configuring $name in $obj"
+	rm -rf "$obj"
+	CC="ccache gcc" meson setup "$@" "$obj" "$src" >"$log" 2>&1 ||
+		{ tail -n 20 "$log" >&2; die "meson setup of $name failed; see $log"; }
+	echo "$*" > "$obj/.setup-opts"
+}
+
+# all_not_ok WHY NAME...: a suite that cannot run: WHY as a diagnostic, each NAME "not ok".
+all_not_ok() {
+	local i=0 why=$1
+	shift
+	echo "# $why"
+	for t in "$@"; do i=$((i + 1)); echo "not ok $i $t"; done
+}
+
 # qemu_ninja OBJ LOG TARGET...: build TARGETs in the QEMU build OBJ into OBJ/LOG; on failure
 # show the errors and die.  The caller holds the build lock if it needs one.
 qemu_ninja() {

@@ -19,8 +19,7 @@ echo "1..${#tests[@]}"
 missing=""
 for t in "${tests[@]}"; do [ -x "$obj/tests/$t" ] || missing="$missing $t"; done
 if [ -n "$missing" ]; then
-	echo "# no libvirt build in $obj (missing:$missing): run scripts/build-libvirt.sh"
-	for i in "${!tests[@]}"; do echo "not ok $((i + 1)) ${tests[$i]}"; done
+	all_not_ok "no libvirt build in $obj (missing:$missing): run 'make libvirt'" "${tests[@]}"
 	exit 1
 fi
 n=0 failed=0

@@ -31,8 +31,7 @@ for p in blkid lsblk test_blkid_topology sample-partitions sfdisk partx losetup 
 	[ -x "$obj/$p" ] || missing="$missing $p"
 done
 if [ ! -f "$src/tests/run.sh" ] || [ -n "$missing" ]; then
-	echo "# no util-linux build in $obj (missing:${missing:- the tree}): run 'make util-linux'"
-	for i in "${!tests[@]}"; do echo "not ok $((i + 1)) ${tests[$i]}"; done
+	all_not_ok "no util-linux build in $obj (missing:${missing:- the tree}): run 'make util-linux'" "${tests[@]}"
 	exit 1
 fi
 
