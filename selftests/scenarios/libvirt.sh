@@ -4,7 +4,8 @@
 # a private directory, runs a TCG domain with a hinted virtio and scsi disk (<growth_hints>);
 # the guest reads them, "virsh update-device --live" changes them (guest: new values and
 # uevent; host: dumpxml), bad values are refused and change nothing, a change made behind
-# libvirt's back (GROWTH_HINTS_CHANGED) reaches dumpxml, IDE and USB disks are refused.
+# libvirt's back (GROWTH_HINTS_CHANGED) reaches dumpxml, "virsh event" sees one
+# growth-hints-change per change, IDE and USB disks are refused.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -269,6 +270,9 @@ scenario() {
 	qpid=$(cat "$lv_prefix/run/libvirt/qemu/$dom.pid")
 	h_eq "QEMU command line: x-growth-hints on both disks" \
 		"$(tr '\0' '\n' < "/proc/$qpid/cmdline" | grep -c '"x-growth-hints":true,"x-growth-min":1073741824,"x-growth-max":17592186044416,"x-growth-increment":1073741824')" 2
+	# The public event, as a management application sees it.
+	virsh event --domain "$dom" --event growth-hints-change --loop > "$GH_WORK/events.log" 2>&1 &
+	local evpid=$!
 	# The guest's time limit, as run-vm.sh's.
 	(sleep "${GH_TIMEOUT:-300}"; virsh destroy "$dom" >/dev/null 2>&1) &
 	local watchdog=$!
@@ -276,7 +280,7 @@ scenario() {
 	local quiet=1
 	[ "${GH_VERBOSE:-0}" = 0 ] || quiet=0
 	follow_console "$VM_LOG" "$GH_WORK/vm/ctl.in" "$qpid" "$quiet" "bash $GH_SCENARIO on-wait" >&2
-	kill "$watchdog" 2>/dev/null || true
+	kill "$watchdog" "$evpid" 2>/dev/null || true
 	VM_STATUS=${FOLLOW_STATUS:-125}
 	vm_results ""
 	while IFS= read -r line; do
@@ -287,6 +291,16 @@ scenario() {
 		esac
 	done < "$results"
 	h_eq "host checks made" "$(grep -c '^\(not \)\{0,1\}ok ' "$results")" 8
+	# One event per change that QEMU made: two updates, two changes behind libvirt's back; none
+	# for the refused updates.
+	h_eq "growth-hints-change events: one per change" \
+		"$(grep -c "^event 'growth-hints-change' for domain '$dom':" "$GH_WORK/events.log")" 4
+	h_eq "growth-hints-change event of the update of vda" \
+		"$(grep -A6 "^event 'growth-hints-change'" "$GH_WORK/events.log" | first_lines 7 | tr '\n' ' ')" \
+		"event 'growth-hints-change' for domain '$dom': dev: vda min: $((2 * G)) max: $((32 * T)) increment: $((2 * G)) advertised: yes reason: set "
+	h_eq "growth-hints-change event of the change of sda behind libvirt's back" \
+		"$(grep -A6 "^event 'growth-hints-change'" "$GH_WORK/events.log" | grep -v '^--$' | tail -n 7 | tr '\n' ' ')" \
+		"event 'growth-hints-change' for domain '$dom': dev: sda min: 0 max: $((10 * G)) increment: $G advertised: yes reason: set "
 }
 
 h_main "$@"
