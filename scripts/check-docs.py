@@ -276,7 +276,10 @@ for what, exist, head, regex in ((("suite", "make check suites"), suites, "Suite
 
 # Identifiers with "growth" in them (functions, KUnit suites, module parameters, udev and
 # environment names, Kconfig options) exist in a series, the tools or the tests.
+# Every series counts, also those whose texts the checks above do not read (e2fsprogs,
+# xfsprogs, libvirt, the peer suites).
 corpus = "".join(read(p) for w in SERIES for p in SERIES[w]) + "".join(
+    read(p) for p in glob.glob(TOP + "/*/patches/*.patch")) + "".join(
     read(p) for p in glob.glob(TOP + "/tools/**/*", recursive=True) + glob.glob(TOP + "/selftests/**/*", recursive=True)
     + glob.glob(TOP + "/scripts/*") if os.path.isfile(p) and os.path.relpath(p, TOP) not in docs
     and not p.endswith("check-docs.py"))
