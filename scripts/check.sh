@@ -8,6 +8,8 @@
 # runs under the sanitizers and the check builds one kernel, not two.  GH_CHECK_KERNEL=guest
 # uses the plain guest kernel (make kernel, what the demo and the benchmarks boot) instead.
 # Each suite's KTAP goes to build/results/<suite>.tap (its stderr to <suite>.log).
+# The suites run in two lanes, the longest single-CPU ones (second_lane) beside the others;
+# GH_CHECK_LANES=1 runs them one after the other.
 # Last line: "N passed, N failed, N skipped"; the exit status is non-zero on any failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +50,8 @@ suites=(
 # Suites whose producers are still being written: a missing script is a skip, not a failure.
 # The lead empties this list when every suite exists.
 pending=()
+# The second lane (see below): the longest single-CPU suites, in this order.
+second_lane=(blktests fstests stock-compat qemu-compat)
 
 results="$top/build/results"
 mkdir -p "$results"
@@ -84,23 +88,18 @@ if [ $build = 1 ]; then
 	info "builds done in $((SECONDS - start)) s"
 fi
 
-passed=0 failed=0 skipped=0
-for s in "${suites[@]}"; do
-	IFS='|' read -r name script cmd <<< "$s"
-	if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $name "* ]]; then
-		continue
-	fi
-	tap="$results/$name.tap"
-	t0=$SECONDS
+# run_suite NAME SCRIPT CMD: its KTAP in $results/NAME.tap, stderr in NAME.log; its summary
+# line (and its "not ok" lines) in NAME.sum, its counts ("P F K") in NAME.count.
+run_suite() {
+	local name=$1 script=$2 cmd=$3 tap="$results/$1.tap" t0=$SECONDS rc=0 p k f argv
+	rm -f "$results/$name.sum" "$results/$name.count"
 	if [ ! -e "$script" ]; then
 		if [[ " ${pending[*]} " == *" $name "* ]]; then
 			printf 'KTAP version 1\n1..1\nok 1 %s # SKIP %s is not written yet\n' "$name" "$script" > "$tap"
 		else
 			printf 'KTAP version 1\n1..1\nnot ok 1 %s: %s is missing\n' "$name" "$script" > "$tap"
 		fi
-		rc=0
 	else
-		rc=0
 		read -r -a argv <<< "$cmd"
 		"${argv[@]}" > "$tap" 2> "$results/$name.log" || rc=$?
 	fi
@@ -115,10 +114,69 @@ for s in "${suites[@]}"; do
 		echo "not ok 1 $name printed no KTAP result (see $results/$name.log)" >> "$tap"
 		f=1
 	fi
-	printf '%-20s %d passed, %d failed, %d skipped (%d s)\n' "$name:" "$p" "$f" "$k" $((SECONDS - t0))
-	grep -E '^not ok [0-9]+' "$tap" | sed 's/^/    /' || true
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
+	{
+		printf '%-20s %d passed, %d failed, %d skipped (%d s)\n' "$name:" "$p" "$f" "$k" $((SECONDS - t0))
+		grep -E '^not ok [0-9]+' "$tap" | sed 's/^/    /' || true
+	} > "$results/$name.sum"
+	echo "$p $f $k" > "$results/$name.count"
+}
+
+# The suites of the second lane run, one after the other, beside those of the first: each
+# of them is mostly one emulated CPU or one host process, and the machine has two cores
+# (GH_CHECK_LANES=1: every suite in turn, in table order).  A suite's summary is printed
+# when its lane reaches it; the second lane's after the first lane is done.
+selected=()
+for s in "${suites[@]}"; do
+	IFS='|' read -r name _ <<< "$s"
+	if [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $name "* ]]; then
+		selected+=("$s")
+	fi
 done
+lane2=()
+if [ "${GH_CHECK_LANES:-2}" != 1 ]; then
+	[ "${GH_CHECK_LANES:-2}" = 2 ] || die "GH_CHECK_LANES is 1 or 2, not '$GH_CHECK_LANES'"
+	lane1=()
+	for s in "${selected[@]}"; do
+		IFS='|' read -r name _ <<< "$s"
+		if [[ " ${second_lane[*]} " == *" $name "* ]]; then lane2+=("$s"); else lane1+=("$s"); fi
+	done
+	selected=("${lane1[@]}")
+fi
+lane2_pid=
+if [ ${#lane2[@]} -gt 0 ]; then
+	(
+		for s in "${lane2[@]}"; do
+			IFS='|' read -r name script cmd <<< "$s"
+			run_suite "$name" "$script" "$cmd"
+		done
+	) &
+	lane2_pid=$!
+	info "running ${second_lane[*]} beside the other suites (GH_CHECK_LANES=1: one at a time)"
+fi
+passed=0 failed=0 skipped=0
+report() { # report NAME: print its summary, add its counts
+	local p f k
+	if [ -r "$results/$1.count" ]; then
+		cat "$results/$1.sum"
+		read -r p f k < "$results/$1.count"
+	else
+		echo "$1: no result (its lane ended early; see $results/$1.log)"
+		p=0 f=1 k=0
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
+}
+for s in "${selected[@]}"; do
+	IFS='|' read -r name script cmd <<< "$s"
+	run_suite "$name" "$script" "$cmd"
+	report "$name"
+done
+if [ -n "$lane2_pid" ]; then
+	wait "$lane2_pid" || true
+	for s in "${lane2[@]}"; do
+		IFS='|' read -r name _ <<< "$s"
+		report "$name"
+	done
+fi
 info "total time $((SECONDS - start)) s; KTAP in $results/"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -15,6 +15,9 @@ initramfs="${GH_INITRD:-$out/initramfs.cpio.gz}"
 [ -r "$initramfs" ] || die "no $initramfs: run 'make initramfs'"
 cache="$dldir/debian-kernel"
 mkdir -p "$cache" "$outdir"
+# Suites run side by side (scripts/check.sh): one download and unpacking at a time.
+exec 7>"$cache.lock"
+flock 7
 
 pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 	sed -nE 's/^[[:space:]]*Depends: (linux-image-[0-9][^[:space:]]*-amd64)$/\1/p' | first_line)

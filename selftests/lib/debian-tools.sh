@@ -18,8 +18,11 @@ cache="$dldir/debian-tools-$suite"
 programs=(xfs_repair xfs_db xfs_io e2fsck tune2fs dumpe2fs)
 scripts=(xfs_admin fsck.xfs)
 
+mkdir -p "$dldir"
+# Suites run side by side (scripts/check.sh): one download and unpacking at a time.
+exec 7>"$cache.lock"
+flock 7
 if [ ! -e "$root/.done" ]; then
-	mkdir -p "$dldir"
 	(papt_setup "debian-$suite" "$suite") 2>"$cache.err" ||
 		die "the package index of $suite could not be fetched: $(sed 's/^[^:]*: error: //' "$cache.err")"
 	# xfsprogs, e2fsprogs and their library dependencies, recursively (lib*, not python3 and
