@@ -61,30 +61,52 @@ exec 8>"$results/.check.lock"
 flock -n 8 || { info "waiting for another check.sh in this checkout to finish"; flock 8; }
 start=$SECONDS
 
-step() { # step DESCRIPTION COMMAND...: a build step; its output goes to build/results/build.log
+buildlog="$results/build.log"
+step() { # step DESCRIPTION COMMAND...: a build step; its output goes to $buildlog
 	local t0=$SECONDS
 	info "$1"
-	"${@:2}" >>"$results/build.log" 2>&1 || { tail -n 30 "$results/build.log" >&2; die "$1 failed; see $results/build.log"; }
+	"${@:2}" >>"$buildlog" 2>&1 || { tail -n 30 "$buildlog" >&2; die "$1 failed; see $buildlog"; }
 	info "$1: $((SECONDS - t0)) s"
 }
-if [ $build = 1 ]; then
-	: > "$results/build.log"
-	if [ "$variant" = sanitize ]; then
-		step "building the guest kernel (debug build: KASAN, UBSAN, lockdep)" make -s kernel-sanitize
-	else
-		step "building the guest kernel" make -s kernel
-	fi
-	step "building QEMU" make -s qemu
+# The userspace builds (their trees prepared, configured, built: much of it one process at a
+# time) run beside the kernel's and QEMU's, which keep both cores busy; check.sh holds the
+# build lock for both lanes.
+userspace() {
+	buildlog="$results/build-userspace.log"
+	: > "$buildlog"
 	step "building libblkid, blkid and lsblk (util-linux)" make -s util-linux
 	step "building mke2fs and mkfs.xfs of the series and their bases" make -s e2fsprogs xfsprogs mkfs-stock
 	step "building the tools" make -s tools
 	step "building fstests" make -s fstests
 	step "building blktests" make -s blktests
 	step "building libvirt (the QEMU driver, virtqemud, virsh and the series' tests)" make -s libvirt
+}
+if [ $build = 1 ]; then
+	: > "$buildlog"
+	build_lock
+	export GH_BUILD_LOCK_HELD=1
+	# Its own process group, so that a failed or interrupted kernel or QEMU build stops the
+	# whole userspace lane (make and every compiler under it).
+	set -m
+	userspace &
+	userspace_pid=$!
+	set +m
+	trap 'kill -TERM -- "-$userspace_pid" 2>/dev/null || true' EXIT
+	trap 'exit 130' INT TERM
+	if [ "$variant" = sanitize ]; then
+		step "building the guest kernel (debug build: KASAN, UBSAN, lockdep)" make -s kernel-sanitize
+	else
+		step "building the guest kernel" make -s kernel
+	fi
 	if [ -f scripts/build-selftest.sh ]; then
 		step "building the kselftest" bash scripts/build-selftest.sh
 	fi
+	step "building QEMU" make -s qemu
+	wait "$userspace_pid" || die "the userspace builds failed (see above and $results/build-userspace.log)"
+	trap - EXIT INT TERM
 	step "building the initramfs" make -s initramfs
+	unset GH_BUILD_LOCK_HELD
+	exec 9>&-
 	info "builds done in $((SECONDS - start)) s"
 fi
 
@@ -138,7 +160,12 @@ if [ "${GH_CHECK_LANES:-2}" != 1 ]; then
 	lane1=()
 	for s in "${selected[@]}"; do
 		IFS='|' read -r name _ <<< "$s"
-		if [[ " ${second_lane[*]} " == *" $name "* ]]; then lane2+=("$s"); else lane1+=("$s"); fi
+		[[ " ${second_lane[*]} " == *" $name "* ]] || lane1+=("$s")
+	done
+	for l in "${second_lane[@]}"; do
+		for s in "${selected[@]}"; do
+			[ "${s%%|*}" != "$l" ] || lane2+=("$s")
+		done
 	done
 	selected=("${lane1[@]}")
 fi

@@ -85,12 +85,16 @@ verify_pinned() {
 }
 
 download() {
-	local p=$1 v=$2 log="$dldir/download.log"
-	if [ "$kind" = deb ]; then
-		papt "$what" apt-get -q download "$p=$v" >"$log" 2>&1
-	else
-		papt "$what" apt-get -q source --download-only "$p=$v" >"$log" 2>&1
-	fi
+	local p=$1 v=$2 log="$dldir/download-$what.log"
+	# The trees are prepared side by side (scripts/check.sh): one apt at a time.
+	(
+		flock 6
+		if [ "$kind" = deb ]; then
+			papt "$what" apt-get -q download "$p=$v" >"$log" 2>&1
+		else
+			papt "$what" apt-get -q source --download-only "$p=$v" >"$log" 2>&1
+		fi
+	) 6>"$aptdir/apt.lock"
 }
 
 tried=""
@@ -106,12 +110,12 @@ while read -r p v; do
 		if ! download "$p" "$v"; then
 			files=$(files_of "$p" "$v")
 			if [ -z "$files" ]; then
-				warn "$p $v could not be downloaded: $(apt_why_not "$dldir/download.log")"
+				warn "$p $v could not be downloaded: $(apt_why_not "$dldir/download-$what.log")"
 				tried="$tried $p=$v"
 				continue
 			fi
 			# The tarballs are here (and checked below); only a file beside them is not.
-			warn "$p $v: $(apt_why_not "$dldir/download.log"); its tarballs arrived, so it is used"
+			warn "$p $v: $(apt_why_not "$dldir/download-$what.log"); its tarballs arrived, so it is used"
 		fi
 		files=$(files_of "$p" "$v")
 	fi

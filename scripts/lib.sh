@@ -77,7 +77,8 @@ papt_setup() {
 	if [ -z "$(find "$stamp" -mmin -360 2>/dev/null)" ]; then
 		local opts
 		mapfile -t opts < <(papt_opts "$name")
-		apt-get "${opts[@]}" -q update >"$aptdir/update-$name.log" 2>&1 ||
+		# One apt at a time (trees are prepared side by side, scripts/check.sh).
+		flock "$aptdir/apt.lock" apt-get "${opts[@]}" -q update >"$aptdir/update-$name.log" 2>&1 ||
 			die "apt-get update of suites '$*' from $mirror failed; see $aptdir/update-$name.log"
 		touch "$stamp"
 	fi
