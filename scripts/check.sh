@@ -181,6 +181,9 @@ if [ ${#lane2[@]} -gt 0 ]; then
 	) &
 	lane2_pid=$!
 	info "running ${second_lane[*]} beside the other suites (GH_CHECK_LANES=1: one at a time)"
+	# The scenarios' guests have time limits: with the second lane on one core, one scenario
+	# at a time on the other (two starved mkfs-native past its limit in a cold run).
+	export GH_SCENARIO_JOBS=${GH_SCENARIO_JOBS:-1}
 fi
 passed=0 failed=0 skipped=0
 report() { # report NAME: print its summary, add its counts
