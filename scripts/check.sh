@@ -63,6 +63,28 @@ exec 8>"$results/.check.lock"
 flock -n 8 || { info "waiting for another check.sh in this checkout to finish"; flock 8; }
 start=$SECONDS
 
+# in_lane PIDVAR FUNC: run FUNC in the background in its own process group, so that when
+# check.sh ends early (a failure, an interrupt) the lane stops with it, every process under it.
+lane_pids=()
+in_lane() {
+	set -m
+	"$2" &
+	printf -v "$1" %s $!
+	set +m
+	lane_pids+=("${!1}")
+}
+# shellcheck disable=SC2317 # called by the trap
+stop_lanes() {
+	local p
+	for p in "${lane_pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
+}
+trap stop_lanes EXIT
+trap 'exit 130' INT TERM
+case "${GH_CHECK_LANES:-2}" in
+1 | 2) ;;
+*) die "GH_CHECK_LANES is 1 or 2, not '$GH_CHECK_LANES'" ;;
+esac
+
 buildlog="$results/build.log"
 step() { # step DESCRIPTION COMMAND...: a build step; its output goes to $buildlog
 	local t0=$SECONDS
@@ -87,14 +109,8 @@ if [ $build = 1 ]; then
 	: > "$buildlog"
 	build_lock
 	export GH_BUILD_LOCK_HELD=1
-	# Its own process group, so that a failed or interrupted kernel or QEMU build stops the
-	# whole userspace lane (make and every compiler under it).
-	set -m
-	userspace &
-	userspace_pid=$!
-	set +m
-	trap 'kill -TERM -- "-$userspace_pid" 2>/dev/null || true' EXIT
-	trap 'exit 130' INT TERM
+	userspace_pid=
+	in_lane userspace_pid userspace
 	if [ "$variant" = sanitize ]; then
 		step "building the guest kernel (debug build: KASAN, UBSAN, lockdep)" make -s kernel-sanitize
 	else
@@ -105,7 +121,6 @@ if [ $build = 1 ]; then
 	fi
 	step "building QEMU" make -s qemu
 	wait "$userspace_pid" || die "the userspace builds failed (see above and $results/build-userspace.log)"
-	trap - EXIT INT TERM
 	step "building the initramfs" make -s initramfs
 	unset GH_BUILD_LOCK_HELD
 	exec 9>&-
@@ -157,8 +172,7 @@ for s in "${suites[@]}"; do
 	fi
 done
 lane2=()
-if [ "${GH_CHECK_LANES:-2}" != 1 ]; then
-	[ "${GH_CHECK_LANES:-2}" = 2 ] || die "GH_CHECK_LANES is 1 or 2, not '$GH_CHECK_LANES'"
+if [ "${GH_CHECK_LANES:-2}" = 2 ]; then
 	lane1=()
 	for s in "${selected[@]}"; do
 		IFS='|' read -r name _ <<< "$s"
@@ -171,15 +185,16 @@ if [ "${GH_CHECK_LANES:-2}" != 1 ]; then
 	done
 	selected=("${lane1[@]}")
 fi
+second_lane_suites() {
+	local s name script cmd
+	for s in "${lane2[@]}"; do
+		IFS='|' read -r name script cmd <<< "$s"
+		run_suite "$name" "$script" "$cmd"
+	done
+}
 lane2_pid=
 if [ ${#lane2[@]} -gt 0 ]; then
-	(
-		for s in "${lane2[@]}"; do
-			IFS='|' read -r name script cmd <<< "$s"
-			run_suite "$name" "$script" "$cmd"
-		done
-	) &
-	lane2_pid=$!
+	in_lane lane2_pid second_lane_suites
 	info "running ${second_lane[*]} beside the other suites (GH_CHECK_LANES=1: one at a time)"
 	# The scenarios' guests have time limits: with the second lane on one core, one scenario
 	# at a time on the other (two starved mkfs-native past its limit in a cold run).
