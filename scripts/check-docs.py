@@ -352,6 +352,22 @@ for d in sorted(docs):
                     % (d, ", ".join(sorted(set(re.findall(MEASURED, para)))[:4])))
 result(not diag, "benchmark numbers: none without a committed results folder (%d paragraphs quote the uncommitted policy sweeps, marked)" % marked, diag)
 
+# CI times: README.md's items on the cold and warm runs cite the committed record of their
+# run (.ci/times/<run>.log, scripts/record-ci-time.sh: the wall time, then what the run
+# printed); every "N s" and "N passed/failed/skipped" such an item states is in its record.
+diag, items = [], [p for p in re.split(r"\n\s*\n|\n(?=- )", docs.get("README.md", "")) if re.match(r"- \*\*(cold|warm)\*\*", p)]
+for item in items:
+    kind, recs = item[4:8], sorted(set(find(r"\.ci/times/([-\w.]+\.log)", item)))
+    missing = [r for r in recs if not os.path.isfile(os.path.join(TOP, ".ci/times", r))]
+    diag += ["README.md's %s item cites .ci/times/%s, which is not committed" % (kind, r) for r in missing]
+    if not recs:
+        diag.append("README.md's %s item cites no record (.ci/times/<run>.log)" % kind)
+    text = "".join(read(os.path.join(".ci/times", r)) for r in recs if r not in missing)
+    have = set(find(r"(?<![\w.])(\d+ (?:s|passed|failed|skipped))\b", text))
+    diag += ["README.md's %s item states %s, which is in no record it cites" % (kind, v)
+             for v in sorted(set(find(r"(?<![\w.])(\d+ (?:s|passed|failed|skipped))\b", item))) if v not in have]
+result(len(items) == 2 and not diag, "CI times: the cold and warm items of README.md state only figures of their records (%d items)" % len(items), diag)
+
 print("KTAP version 1\n1..%d" % len(results))
 for i, (ok, name, diag, skip) in enumerate(results, 1):
     print("".join("# %s\n" % l for l in diag) + "%sok %d %s%s" % ("" if ok else "not ", i, name,
