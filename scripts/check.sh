@@ -191,14 +191,17 @@ second_lane_suites() {
 		IFS='|' read -r name script cmd <<< "$s"
 		run_suite "$name" "$script" "$cmd"
 	done
+	touch "$results/.lane2-done"
 }
 lane2_pid=
 if [ ${#lane2[@]} -gt 0 ]; then
+	rm -f "$results/.lane2-done"
 	in_lane lane2_pid second_lane_suites
 	info "running ${second_lane[*]} beside the other suites (GH_CHECK_LANES=1: one at a time)"
-	# The scenarios' guests have time limits: with the second lane on one core, one scenario
-	# at a time on the other (two starved mkfs-native past its limit in a cold run).
-	export GH_SCENARIO_JOBS=${GH_SCENARIO_JOBS:-1}
+	# The scenarios' guests have time limits: while the second lane has one core, one
+	# scenario at a time on the other (two starved mkfs-native past its limit in a cold run);
+	# when it ends, as many as selftests/run.sh runs by default.
+	[ -n "${GH_SCENARIO_JOBS:-}" ] || export GH_SCENARIO_SOLO_UNTIL="$results/.lane2-done"
 fi
 passed=0 failed=0 skipped=0
 report() { # report NAME: print its summary, add its counts

@@ -45,13 +45,20 @@ exec 8>"$top/build/results/.scenarios.lock"
 flock -n 8 || { info "waiting for another selftests/run.sh in this checkout to finish"; flock 8; }
 export GH_KERNEL=$kernel GH_QEMU=$qemu GH_INITRD=${GH_INITRD:-$out/initramfs.cpio.gz}
 
-echo "KTAP version 1"
-echo "1..${#names[@]}"
 # Scenarios are independent (own work directory, own QMP sockets and images): without
 # --verbose, GH_SCENARIO_JOBS of them (default: the number of CPUs, each guest being one
-# emulated CPU) run at a time; the results are printed in order.
+# emulated CPU) run at a time; the results are printed in order. With
+# GH_SCENARIO_SOLO_UNTIL=FILE, one at a time until FILE exists (check.sh's second lane of
+# suites creates it when it ends, so that the lanes share the cores), then GH_SCENARIO_JOBS.
 jobs=${GH_SCENARIO_JOBS:-$(nproc)}
 [ $verbose = 0 ] || jobs=1
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "GH_SCENARIO_JOBS is a positive number, not '$jobs'"
+solo_until=${GH_SCENARIO_SOLO_UNTIL:-}
+allowed() { # how many scenarios may run now
+	if [ -n "$solo_until" ] && [ ! -e "$solo_until" ]; then echo 1; else echo "$jobs"; fi
+}
+echo "KTAP version 1"
+echo "1..${#names[@]}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 run_one() { # run_one NAME: its KTAP in $tmp/NAME, stderr in .err, status in .rc, seconds in .secs
@@ -65,14 +72,9 @@ run_one() { # run_one NAME: its KTAP in $tmp/NAME, stderr in .err, status in .rc
 	echo $((SECONDS - start)) > "$tmp/$n.secs"
 	echo "$rc" > "$tmp/$n.rc"
 }
-running=0
 for n in "${names[@]}"; do
-	if [ "$running" -ge "$jobs" ]; then
-		wait -n || true
-		running=$((running - 1))
-	fi
+	while [ "$(jobs -rp | wc -l)" -ge "$(allowed)" ]; do sleep 1; done
 	run_one "$n" &
-	running=$((running + 1))
 done
 wait || true
 
