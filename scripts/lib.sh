@@ -245,7 +245,7 @@ qemu_wrapper() {
 # (run-vm.sh; selftests/scenarios/libvirt.sh follows a QEMU that libvirt started.)
 # shellcheck disable=SC2034 # FOLLOW_STATUS is read by the callers
 follow_console() {
-	local log=$1 ctl=$2 pid=$3 quiet=$4 line token rc reply
+	local log=$1 ctl=$2 pid=$3 quiet=$4 line token rc reply re
 	local -a hook=() w
 	[ -z "$5" ] || read -r -a hook <<< "$5"
 	FOLLOW_STATUS=""
@@ -254,6 +254,10 @@ follow_console() {
 		[ "$quiet" = 1 ] || printf '%s\n' "$line"
 		case "$line" in
 		"GH| GH-WAIT "*)
+			# A kernel message may land on the console before the line's end
+			# ("GH-WAIT stop[   33.1] ..."): the marker ends where it begins.
+			re='^(GH\| GH-WAIT [^[]*)\[ *[0-9]+\.[0-9]+\]'
+			[[ $line =~ $re ]] && line=${BASH_REMATCH[1]}
 			read -r -a w <<< "${line#"GH| GH-WAIT "}"
 			token=${w[0]:-}
 			if [ ${#hook[@]} -eq 0 ]; then
