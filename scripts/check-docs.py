@@ -363,9 +363,10 @@ for item in items:
     if not recs:
         diag.append("README.md's %s item cites no record (.ci/times/<run>.log)" % kind)
     text = "".join(read(os.path.join(".ci/times", r)) for r in recs if r not in missing)
-    have = set(find(r"(?<![\w.])(\d+ (?:s|passed|failed|skipped))\b", text))
+    figure = r"(?<![\w.])(\d+ (?:s|passed|failed|skipped))\b"
+    have = set(find(figure, text))
     diag += ["README.md's %s item states %s, which is in no record it cites" % (kind, v)
-             for v in sorted(set(find(r"(?<![\w.])(\d+ (?:s|passed|failed|skipped))\b", item))) if v not in have]
+             for v in sorted(set(find(figure, item))) if v not in have]
 result(len(items) == 2 and not diag, "CI times: the cold and warm items of README.md state only figures of their records (%d items)" % len(items), diag)
 
 print("KTAP version 1\n1..%d" % len(results))
