@@ -238,46 +238,62 @@ qemu_wrapper() {
 
 # follow_console LOG CTL PID QUIET HOOK: follow a guest's console LOG until process PID (its
 # QEMU) ends, echoing it unless QUIET is 1, and answer the guest test's "GH-WAIT TOKEN ARGS"
-# lines: HOOK (a command line; empty answers "fail") runs as HOOK TOKEN ARGS; exit 0 answers
-# "ok", else "fail", with its output; the output "-" means "already answered".  The answer,
-# "GH-GO TOKEN ok|fail TEXT", goes to the fifo CTL, the guest's second serial port.  Sets
+# requests.  The guest writes them to its second serial port (the fifo CTL's ".out" side),
+# not to the console, where a kernel message could land in the middle of one.  HOOK (a
+# command line; empty answers "fail") runs as HOOK TOKEN ARGS; exit 0 answers "ok", else
+# "fail", with its output; the output "-" means "already answered".  The answer,
+# "GH-GO TOKEN ok|fail TEXT", goes to the fifo CTL, the port's other direction.  Sets
 # FOLLOW_STATUS to N of the guest's "GH-EXIT N" line, empty if it printed none.
 # (run-vm.sh; selftests/scenarios/libvirt.sh follows a QEMU that libvirt started.)
 # shellcheck disable=SC2034 # FOLLOW_STATUS is read by the callers
 follow_console() {
-	local log=$1 ctl=$2 pid=$3 quiet=$4 line token rc reply re
-	local -a hook=() w
-	[ -z "$5" ] || read -r -a hook <<< "$5"
+	local log=$1 ctl=$2 pid=$3 quiet=$4 line waiter
 	FOLLOW_STATUS=""
+	_follow_requests "$ctl" "$pid" "$5" &
+	waiter=$!
 	while IFS= read -r line; do
 		line=${line%$'\r'}
 		[ "$quiet" = 1 ] || printf '%s\n' "$line"
 		case "$line" in
-		"GH| GH-WAIT "*)
-			# A kernel message may land on the console before the line's end
-			# ("GH-WAIT stop[   33.1] ..."): the marker ends where it begins.
-			re='^(GH\| GH-WAIT [^[]*)\[ *[0-9]+\.[0-9]+\]'
-			[[ $line =~ $re ]] && line=${BASH_REMATCH[1]}
-			read -r -a w <<< "${line#"GH| GH-WAIT "}"
-			token=${w[0]:-}
-			if [ ${#hook[@]} -eq 0 ]; then
-				_follow_answer "$pid" "$ctl" "$token" fail "no --on-wait handler"
-				continue
-			fi
-			rc=0
-			reply=$("${hook[@]}" "${w[@]}") || rc=$?
-			reply=$(printf '%s' "$reply" | tr '\n' ' ')
-			reply=${reply% }
-			[ "$reply" = "-" ] && continue
-			if [ $rc = 0 ]; then
-				_follow_answer "$pid" "$ctl" "$token" ok "$reply"
-			else
-				_follow_answer "$pid" "$ctl" "$token" fail "$reply"
-			fi
-			;;
 		"GH-EXIT "*) FOLLOW_STATUS=${line#GH-EXIT } ;;
 		esac
 	done < <(tail -s 0.2 -n +1 -F --pid="$pid" "$log" 2>/dev/null)
+	wait "$waiter" || true
+}
+# _follow_requests CTL PID HOOK: answer each "GH-WAIT TOKEN ARGS" line the guest writes to
+# CTL's ".out" fifo, one after the other, until PID ends.  The fifo is opened for reading and
+# writing, so that the open never waits for QEMU and the loop sees PID end.
+_follow_requests() {
+	local ctl=$1 pid=$2 fd line part="" token rc reply
+	local -a hook=() w
+	[ -z "$3" ] || read -r -a hook <<< "$3"
+	exec {fd}<>"${ctl%.in}.out"
+	while kill -0 "$pid" 2>/dev/null; do
+		# A line that has not fully arrived when read times out is kept in "part".
+		IFS= read -r -t 1 -u "$fd" line || { part+=$line; continue; }
+		line=$part${line%$'\r'} part=""
+		case "$line" in
+		"GH-WAIT "*) ;;
+		*) continue ;;
+		esac
+		read -r -a w <<< "${line#GH-WAIT }"
+		token=${w[0]:-}
+		if [ ${#hook[@]} -eq 0 ]; then
+			_follow_answer "$pid" "$ctl" "$token" fail "no --on-wait handler"
+			continue
+		fi
+		rc=0
+		reply=$("${hook[@]}" "${w[@]}") || rc=$?
+		reply=$(printf '%s' "$reply" | tr '\n' ' ')
+		reply=${reply% }
+		[ "$reply" = "-" ] && continue
+		if [ $rc = 0 ]; then
+			_follow_answer "$pid" "$ctl" "$token" ok "$reply"
+		else
+			_follow_answer "$pid" "$ctl" "$token" fail "$reply"
+		fi
+	done
+	exec {fd}>&-
 }
 # _follow_answer PID CTL TOKEN WORD [TEXT]: write the host's answer to the guest.
 _follow_answer() {

@@ -57,12 +57,13 @@ gh_param() {
 	echo "${2:-}"
 }
 
-# gh_wait TOKEN [ARGS...]: ask the host to act (it sees "GH-WAIT TOKEN ARGS" on the console)
-# and block until it answers on ttyS1.  Succeeds when the answer is "GH-GO TOKEN ok";
-# the rest of the answer is left in GH_REPLY.
+# gh_wait TOKEN [ARGS...]: ask the host to act ("GH-WAIT TOKEN ARGS" on ttyS1, and on the
+# console for the log) and block until it answers on ttyS1.  Succeeds when the answer is
+# "GH-GO TOKEN ok"; the rest of the answer is left in GH_REPLY.
 gh_wait() {
 	GH_REPLY=""
 	echo "GH-WAIT $*"
+	echo "GH-WAIT $*" >&3
 	if ! IFS= read -r _line <&3; then
 		diag "no answer from the host for '$1' (is ttyS1 connected?)"
 		return 1
