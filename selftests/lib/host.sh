@@ -61,6 +61,8 @@ qmp_batch() { python3 "$qmp_py" "${GH_QMP:?qmp_batch: GH_QMP is not set}" --batc
 # storm_start START_GIB ID...: until storm_stop, in the background: round after round, raise
 # the maximum of each disk by 1 GiB (it starts at 64 GiB) and grow it by 1 GiB, from
 # START_GIB.  Every state is valid.  Errors (a disk that was unplugged) are kept in the log.
+# The storm also ends when its QEMU's QMP socket is gone, and h_main stops it when the
+# scenario ends, so a guest that fails before its storm_stop leaves nothing running.
 storm_start() {
 	local start=$1
 	shift
@@ -71,7 +73,7 @@ storm_start() {
 _storm_loop() {
 	local start=$1 r=0 id G=$((1 << 30))
 	shift
-	while [ ! -e "$GH_WORK/storm.stop" ]; do
+	while [ ! -e "$GH_WORK/storm.stop" ] && [ -S "${GH_QMP:?}" ]; do
 		r=$((r + 1))
 		for id in "$@"; do
 			growth_hints_cmd "$id" 0 $(((64 + r) * G)) "$G"
@@ -84,10 +86,25 @@ _storm_loop() {
 # storm_stop: stop the storm; prints the final "MIN MAX INC SIZE" in bytes.
 storm_stop() {
 	local r G=$((1 << 30))
-	touch "$GH_WORK/storm.stop"
-	while kill -0 "$(cat "$GH_WORK/storm.pid")" 2>/dev/null; do sleep 0.1; done
+	_storm_end
 	r=$(cat "$GH_WORK/storm.rounds" 2>/dev/null || echo 0)
 	echo "0 $(((64 + r) * G)) $G $((($1 + r) * G))"
+}
+
+# _storm_end: ask a running storm to stop and wait for it; after 10 s, kill its process group
+# (storm_start runs it in a session of its own).
+_storm_end() {
+	local pid t=100
+	pid=$(cat "$GH_WORK/storm.pid" 2>/dev/null) || return 0
+	touch "$GH_WORK/storm.stop"
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $((t -= 1)) -le 0 ]; then
+			kill -TERM -- "-$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.1
+	done
+	rm -f "$GH_WORK/storm.pid"
 }
 
 # qemu_has_hints: $GH_QEMU has the growth properties on virtio-blk-pci and scsi-hd.
@@ -204,6 +221,7 @@ h_main() {
 	fi
 	rm -rf "$GH_WORK"
 	mkdir -p "$GH_WORK"
+	trap _storm_end EXIT
 	scenario
 	# Disk images are sparse but still hold what the guest wrote.
 	find "$GH_WORK" -name '*.img' -delete
