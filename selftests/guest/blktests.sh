@@ -38,6 +38,19 @@ mount -t tmpfs tmpfs "$r/dev/shm"
 mount -t tmpfs -o mode=0755 tmpfs "$r/run"
 mount -t tmpfs -o mode=1777 tmpfs "$r/tmp"
 mount -t configfs configfs "$r/sys/kernel/config" 2>/dev/null
+# The tmpfs hides the host's /tmp: a checkout, a cache or a kernel build there (a CI clone
+# in /tmp, say) comes back from the host's root.  Before the output directory is mounted,
+# which may lie inside the checkout.  The job (written by the host) names the other two.
+for p in "$top" $(sed -n -e 's/^BLKTESTS=//p' -e 's/^MODULES=//p' "/mnt/host$out/job" 2>/dev/null |
+	sed 's/\\\(.\)/\1/g'); do
+	case "$p" in
+	/tmp/*)
+		mkdir -p "$r$p"
+		mount -o bind "/mnt/host$p" "$r$p" ||
+			{ echo "cannot show the host's $p in the guest"; exit 1; }
+		;;
+	esac
+done
 mkdir -p "$r$out"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 ghout "$r$out" ||
 	{ echo "cannot mount the output directory (virtio-9p tag ghout)"; exit 1; }
