@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the guest kernel from build/kernel: build-kernel.sh [guest|sanitize]
+# Build the guest kernel from build/kernel: build-kernel.sh [guest|sanitize|modules]
+# (kernel/config/<variant>.config on top of guest.config; modules: for check-series.sh)
 # Output: build/out/bzImage (guest) or build/out/bzImage-sanitize, and its modules and
 # configuration as a root tree, build/out/modules[-sanitize]/lib/modules/<release> and
 # .../boot/config-<release> (blktests loads the modules; nothing else does).
@@ -20,11 +21,15 @@ build_lock
 kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
 
 # Options of the fragments that the current .config lacks (e.g. after building an
-# older commit of the series, whose Kconfig did not know them yet).
+# older commit of the series, whose Kconfig did not know them yet); a later fragment's
+# value of an option replaces an earlier one's.
 missing_opts() {
-	cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' | while read -r line; do
-		grep -qxF "$line" "$obj/.config" || echo "$line"
-	done
+	cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' |
+		awk -F= '!($1 in v) { order[n++] = $1 } { v[$1] = $0 }
+			END { for (i = 0; i < n; i++) print v[order[i]] }' |
+		while read -r line; do
+			grep -qxF "$line" "$obj/.config" || echo "$line"
+		done
 }
 
 # Reconfigure when a fragment changed or lost an option; else keep the build incremental.

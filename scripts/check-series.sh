@@ -11,7 +11,11 @@ set -euo pipefail
 
 build_one() {
 	case "$1" in
-	kernel) GH_KCONFIG_PARTIAL=1 bash "$top/scripts/build-kernel.sh" guest ;;
+	# the guest build, then the series' tests and drivers as modules (exports)
+	kernel)
+		GH_KCONFIG_PARTIAL=1 bash "$top/scripts/build-kernel.sh" guest &&
+			GH_KCONFIG_PARTIAL=1 bash "$top/scripts/build-kernel.sh" modules
+		;;
 	qemu) bash "$top/scripts/build-qemu.sh" ;;
 	util-linux) bash "$top/scripts/build-util-linux.sh" --all ;;
 	e2fsprogs) bash "$top/scripts/build-e2fsprogs.sh" ;;
