@@ -93,6 +93,9 @@ cc -O2 -Wall -static -o "$stage/bin/gh-randread" "$top/selftests/bench/randread.
 	die "building selftests/bench/randread.c failed"
 
 guest="$top/selftests/guest"
+# The guest's reader of a disk at the moment of its RESIZE uevent (the nvme scenario).
+cc -O2 -Wall -static -o "$stage/bin/gh-read-on-resize" "$guest/lib/read-on-resize.c" ||
+	die "building selftests/guest/lib/read-on-resize.c failed"
 install -m 0755 "$guest/lib/init" "$stage/init"
 install -m 0755 "$guest/lib/uevent" "$stage/sbin/gh-uevent"
 install -m 0644 "$guest/lib/gh.sh" "$stage/lib/gh/gh.sh"

@@ -52,13 +52,78 @@ for sd in $changed; do
 	paths "${sd%%:*}" "${sd#*:}"
 done
 
+# With gh.paths, a grow is also read past the old end the moment the multipath disk sends its
+# RESIZE uevent (gh-read-on-resize, SCHED_FIFO on the guest's one CPU, all reads submitted at
+# once; the policy is round-robin, so every usable path gets some).  The last path's controller
+# is kept from rescanning by turning its Asynchronous Event Configuration off for the step: its
+# path keeps the old capacity.  As in the base kernel, which marks such paths unusable while the
+# multipath disk is frozen, before it takes the new capacity, no read may reach that path: its
+# read count must not change.  Then that controller is rescanned by hand and its notices turned
+# on again.
+racers="" late=""
+race_start() {
+	[ -n "$paths" ] || return 0
+	for sd in $changed; do
+		_d=${sd#*:}
+		for _p in "/sys/block/$_d/multipath/"*; do late=${_p##*/}; done
+		late=${late#nvme*c} late=/dev/nvme${late%n*}
+		aec=$(nvme get-feature "$late" -f 0x0b 2>/dev/null | sed -n 's/.*[Cc]urrent value: *\(0x[0-9a-fA-F]*\).*/\1/p')
+		if [ -z "$aec" ] || ! nvme set-feature "$late" -f 0x0b -v 0 >/dev/null 2>&1; then
+			diag "cannot turn the notices of $late off (aec '$aec')"
+			late=""
+		fi
+		_old=$(cat "/sys/block/$_d/size")
+		gh-read-on-resize "$_d" "$(gh_size_bytes "$_d")" 8 "/sys/block/$_d/size" \
+			"/sys/block/$_d/multipath/"*/size "/sys/block/$_d/multipath/"*/stat \
+			> "/tmp/race-$_d" 2>&1 &
+		racers="$racers $!:$sd"
+		gh_poll 50 grep -q listening "/tmp/race-$_d" || diag "gh-read-on-resize $_d did not start"
+	done
+}
+gone() { ! kill -0 "$1" 2>/dev/null; }
+race_check() {
+	for _r in $racers; do
+		_pid=${_r%%:*} _sd=${_r#*:}
+		if ! gh_poll 300 gone "$_pid"; then
+			kill "$_pid" 2>/dev/null
+			echo "no RESIZE uevent within 30 s" >> "/tmp/race-${_sd#*:}"
+		fi
+		wait "$_pid"
+		_f=/tmp/race-${_sd#*:}
+		_ok=1
+		t_eq "${_sd%%:*} $1 read past the old end at the RESIZE uevent" "$(sed -n '$p' "$_f")" ok ||
+			_ok=0
+		# the reads a path got: field 1 of its stat, after less before
+		_stale=$(sed -n "s|^before \(.*multipath/.*\)/size: $_old\$|\1|p" "$_f")
+		t_eq "${_sd%%:*} $1 a path without the new capacity at the uevent" \
+			"$(echo "$_stale" | wc -w)" 1 || _ok=0
+		for _p in $_stale; do
+			_b=$(sed -n "s|^before $_p/stat: *\([0-9]*\).*|\1|p" "$_f")
+			_a=$(sed -n "s|^after $_p/stat: *\([0-9]*\).*|\1|p" "$_f")
+			t_eq "${_sd%%:*} $1 reads sent to ${_p##*/}, which has the old capacity" \
+				"$((_a - _b))" 0 || _ok=0
+		done
+		# what the reader saw, when something was wrong
+		[ "$_ok" = 1 ] || sed 's/^/# /' "$_f"
+	done
+	racers=""
+	if [ -n "$late" ]; then
+		echo 1 > "/sys/class/nvme/${late#/dev/}/rescan_controller"
+		nvme set-feature "$late" -f 0x0b -v "$aec" >/dev/null 2>&1 ||
+			diag "cannot turn the notices of $late on again"
+		late=""
+	fi
+}
+
 # step NAME SIZE "MIN MAX INC": the host acts, the guest checks the namespaces it changed.
 step() {
 	gh_uevents_clear
+	[ -z "$2" ] || race_start
 	if ! gh_wait "$1"; then
 		t_fail "$1: the host could not act: $GH_REPLY"
 		return 0
 	fi
+	[ -z "$2" ] || race_check "$1"
 	for sd in $changed; do
 		serial=${sd%%:*} d=${sd#*:}
 		if [ -n "$2" ]; then

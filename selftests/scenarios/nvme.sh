@@ -60,7 +60,7 @@ scenario() {
 	mkdir -p "$GH_WORK/multipath"
 	truncate -s 10G "$mp"
 	NVME_IDS=mp0 vm multipath --test nvme \
-		--append "gh.disks=m0:$((10 * G)):512:$G:$((64 * T)):$G gh.paths=2 gh.new=$((2 * G)):$((32 * T)):$((2 * G)) gh.grow=$((20 * G)):$((2 * G)):$((64 * T)):$((2 * G))" \
+		--append "nvme_core.iopolicy=round-robin gh.disks=m0:$((10 * G)):512:$G:$((64 * T)):$G gh.paths=2 gh.new=$((2 * G)):$((32 * T)):$((2 * G)) gh.grow=$((20 * G)):$((2 * G)):$((64 * T)):$((2 * G))" \
 		--qemu-arg -drive --qemu-arg "file=$mp,format=raw,if=none,id=drv-mp0" \
 		--qemu-arg -device --qemu-arg nvme-subsys,id=subsys0,nqn=gh-multipath \
 		--qemu-arg -device --qemu-arg nvme,id=c0,serial=m0,subsys=subsys0 \

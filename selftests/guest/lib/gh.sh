@@ -20,13 +20,14 @@ t_skip() {
 	GH_SKIPPED=$((GH_SKIPPED + 1))
 	echo "ok $GH_N $_n # SKIP $*"
 }
-# t_eq NAME GOT WANT
+# t_eq NAME GOT WANT: its status is 1 when GOT is not WANT
 t_eq() {
 	if [ "$2" = "$3" ]; then
 		t_ok "$1"
 	else
 		diag "$1: got '$2', want '$3'"
 		t_fail "$1"
+		return 1
 	fi
 }
 # t_cmd NAME COMMAND...: ok when the command succeeds; its output is kept as diagnostics.
