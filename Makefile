@@ -5,7 +5,7 @@ S := scripts
 
 .PHONY: all deps demo check bench kernel-tree qemu-tree util-linux-tree \
 	e2fsprogs-tree xfsprogs-tree kernel-export qemu-export util-linux-export e2fsprogs-export \
-	xfsprogs-export kernel qemu util-linux e2fsprogs xfsprogs mkfs-stock kernel-sanitize selftest \
+	xfsprogs-export kernel qemu util-linux e2fsprogs xfsprogs mkfs-stock kernel-sanitize \
 	initramfs tools tools-check docs-check check-series clean fstests-tree fstests-export fstests \
 	blktests-tree blktests-export blktests libvirt-tree libvirt-export libvirt \
 	check-peer
@@ -96,9 +96,7 @@ build/libvirt/meson.build:
 	@$(S)/make-tree.sh libvirt
 libvirt: build/libvirt/meson.build
 	@$(S)/build-libvirt.sh
-selftest: build/kernel/Makefile
-	@$(S)/build-selftest.sh
-initramfs: tools selftest
+initramfs: tools
 	@$(S)/build-initramfs.sh
 # growth-mkfs takes its hints from the series' libblkid once it is built (make util-linux).
 UL := $(CURDIR)/build/out/util-linux

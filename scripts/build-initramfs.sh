@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the test guest's initramfs: build/out/initramfs.cpio.gz.
 # busybox-static, the host's filesystem and SCSI tools with their shared libraries, the
-# project's guest binaries when built (growth-mkfs, the kselftest, blkid and lsblk of the
+# project's guest binaries when built (growth-mkfs, blkid and lsblk of the
 # util-linux series; the e2fsprogs and xfsprogs series in /opt/gh-mkfs, their unpatched bases
 # in /opt/gh-mkfs-stock), and the guest test scripts (selftests/guest).
 # build-initramfs.sh [-o OUTPUT]
@@ -58,7 +58,7 @@ done
 
 # The project's own guest programs, when they have been built; blkid and lsblk of the
 # util-linux series (make util-linux) replace busybox's applets of the same name.
-for p in "$out/growth_hints_test" "$top/tools/growth-mkfs" "$out/growth-mkfs" \
+for p in "$top/tools/growth-mkfs" "$out/growth-mkfs" \
 	"$out/util-linux/sbin/blkid" "$out/util-linux/bin/lsblk"; do
 	[ -x "$p" ] && copy_with_libs "$p"
 done

@@ -116,9 +116,6 @@ if [ $build = 1 ]; then
 	else
 		step "building the guest kernel" make -s kernel
 	fi
-	if [ -f scripts/build-selftest.sh ]; then
-		step "building the kselftest" bash scripts/build-selftest.sh
-	fi
 	step "building QEMU" make -s qemu
 	wait "$userspace_pid" || die "the userspace builds failed (see above and $results/build-userspace.log)"
 	step "building the initramfs" make -s initramfs

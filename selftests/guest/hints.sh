@@ -1,5 +1,5 @@
 #!/bin/sh
-# Each disk's growth hints, exact bytes: sysfs, the kselftest, and for SCSI the VPD page 0xBB.
+# Each disk's growth hints, exact bytes: sysfs, and for SCSI the VPD page 0xBB.
 # gh.disks=SERIAL:SIZE:LBS:MIN:MAX:INC,...   (bytes)
 # shellcheck source=SCRIPTDIR/lib/gh.sh
 . /lib/gh/gh.sh

@@ -11,7 +11,7 @@ set -euo pipefail
 
 # name | scsi_debug parameters (blocks of 512 bytes; the disk has 16384) | expected | lines
 # No increment and a maximum that is not a multiple of it are valid (design.md, section 3).
-# A fetch that fails and bogus residuals are the kselftest's (scenario kselftest).
+# A fetch that fails and malformed pages at run time are blktests scsi/013's, bogus residuals scsi/012's.
 sd_cases=(
 	"valid|growth_min=0 growth_max=32768 growth_inc=2048|0:16777216:1048576|0"
 	"long-page|growth_min=0 growth_max=32768 growth_inc=2048 growth_page_len=60|0:16777216:1048576|0"

@@ -128,8 +128,7 @@ gh_hints() {
 gh_size_bytes() { echo $(($(cat "/sys/block/$1/size") * 512)); }
 gh_lbs() { cat "/sys/block/$1/queue/logical_block_size"; }
 
-# gh_check_hints PREFIX DISK "MIN MAX INC": one result per attribute, exact bytes, and the
-# kselftest binary's verdict when it is in the initramfs.
+# gh_check_hints PREFIX DISK "MIN MAX INC": one result per attribute, exact bytes.
 gh_check_hints() {
 	_p=$1 _d=$2
 	# shellcheck disable=SC2086
@@ -141,24 +140,6 @@ gh_check_hints() {
 	t_eq "$_p min_growth_bytes" "$(cat "/sys/block/$_d/queue/min_growth_bytes")" "$1"
 	t_eq "$_p max_growth_bytes" "$(cat "/sys/block/$_d/queue/max_growth_bytes")" "$2"
 	t_eq "$_p growth_increment_bytes" "$(cat "/sys/block/$_d/queue/growth_increment_bytes")" "$3"
-	gh_kselftest "$_p" "$_d" "$1 $2 $3"
-}
-
-# gh_kselftest PREFIX DISK "MIN MAX INC": /bin/growth_hints_test (KTAP, 0 pass, 4 skip).
-gh_kselftest() {
-	if [ ! -x /bin/growth_hints_test ]; then
-		t_skip "$1 kselftest" "growth_hints_test is not in the initramfs"
-		return 0
-	fi
-	_o=$(GROWTH_HINTS_DISK=$2 GROWTH_HINTS_EXPECT=$3 /bin/growth_hints_test -F scsi_debug 2>&1)
-	_rc=$?
-	# Its full KTAP only when it did not pass.
-	[ "$_rc" = 0 ] || echo "$_o" | sed 's/^/# /'
-	case $_rc in
-	0) t_ok "$1 kselftest" ;;
-	4) t_skip "$1 kselftest" "growth_hints_test skipped" ;;
-	*) t_fail "$1 kselftest" ;;
-	esac
 }
 
 # gh_be64 N: N as 8 big-endian bytes, "xx xx xx xx xx xx xx xx".
