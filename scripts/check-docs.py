@@ -116,7 +116,9 @@ NUMBERS = {  # fact: (regex in any document, value of a match)
     "feature bit": (r"VIRTIO_BLK_F_GROWTH\W{0,4}[(=]\s*(\d+)", int),
     "field offsets": (r"offsets?\s+(\d+),\s+(\d+),?\s+and\s+(\d+)", lambda m: tuple(map(int, m))),
     "configuration size": (r"configuration space[^.]{0,30}?\b(\d+) bytes", int),
-    "page code": (r"\b0x([bB][0-9a-fA-F])\b|\b(B[0-9A-F])h\b", lambda m: "".join(m).lower()),
+    # (a range of codes, "B0h-B7h", names codes around it, not the page's)
+    "page code": (r"\b0x([bB][0-9a-fA-F])\b|(?<![-\u2013])\b(B[0-9A-F])h\b(?!\s*[-\u2013]\s*B[0-9A-F]h)",
+                  lambda m: "".join(m).lower()),
     "PAGE LENGTH": (r"PAGE LENGTH\W{0,3}([0-9A-F]{4})h", lambda m: int(m, 16)),
 }
 FIELDS = ("min_capacity", "max_capacity", "capacity_increment")
@@ -222,9 +224,17 @@ agree("NVMe Namespace Size Range offsets", {
     [("the QEMU series' rst", tuple(map(int, m))) for m in rst] +
     ([("the QEMU series' rst", nv((f, b) for b, f in find(
         r"^(\d+) +(NSZRA|MINNSZE|MAXNSZE|NSZEINC) ", qrst)))] if not rst else []))
-diag = ["%s states the %s (%s): link to the proposals instead" % (d, f, v) for f in NUMBERS for d, v in stated(f)
-        if d in ("Documentation/design.md", GUIDE, "README.md")]
-result(not diag, "numbers are stated only in the proposals, cover letters and the series' texts", diag)
+# design.md's table of the numbers to be assigned (section 6.1, which every cover letter points
+# to) is the one place outside those that states them; the checks above hold it to the truth.
+DESIGN_TABLE = r"(?ms)^### 6\.1 Numbers to be assigned\n.*?(?=^#)"
+outside = dict(docs, **{"Documentation/design.md": re.sub(DESIGN_TABLE, "", docs.get("Documentation/design.md", ""))})
+diag = ["%s states the %s (%s): link to the proposals instead" % (d, f, v) for f in NUMBERS
+        for d, t in outside.items() if d in ("Documentation/design.md", GUIDE, "README.md")
+        for v in map(NUMBERS[f][1], find(NUMBERS[f][0], t))]
+diag += ["Documentation/design.md has no section 6.1 \"Numbers to be assigned\""] * (
+    not re.search(DESIGN_TABLE, docs.get("Documentation/design.md", "")))
+result(not diag, "numbers are stated only in the proposals, cover letters, the series' texts and "
+       "design.md's table of the numbers to be assigned", diag)
 
 
 # --- Names, both ways -----------------------------------------------------------------------
@@ -368,6 +378,24 @@ for item in items:
     diag += ["README.md's %s item states %s, which is in no record it cites" % (kind, v)
              for v in sorted(set(find(figure, item))) if v not in have]
 result(len(items) == 2 and not diag, "CI times: the cold and warm items of README.md state only figures of their records (%d items)" % len(items), diag)
+
+# The demo's transcript (Documentation/demo-output.txt, one real run of make demo): its XFS
+# growth table follows the AG sizes of its mkfs table, and its closing words say what the
+# tables show (the demo scenario checks the same on every run of make check).
+demo, diag = docs.get("Documentation/demo-output.txt", ""), []
+ags = {v: (int(a), int(m)) for v, a, m in find(r"(?m)^(unpatched|with the series)(?: [\d.]+)? +(\d+) +(\d+) +\d+$", demo)}
+rows = [tuple(map(int, r)) for r in find(r"(?m)^ +(\d+) +(\d+) +(\d+)$", demo)]
+if sorted(ags) != ["unpatched", "with the series"] or not rows:
+    diag.append("Documentation/demo-output.txt has no mkfs.xfs table or no growth table")
+else:
+    for size, a, b in rows:
+        want = tuple(-(-size * 1024 // ags[v][1]) for v in ("with the series", "unpatched"))
+        if (a, b) != want:
+            diag.append("growth table row %d GiB: %d and %d AGs, its AG sizes give %d and %d" % ((size, a, b) + want))
+    said = find(r"series' XFS started with (\d+) AGs of (\d+) MiB", demo) + find(r"(?m)^started with (\d+) AGs of (\d+) MiB", demo)
+    if [tuple(map(int, x)) for x in said] != [ags["with the series"], ags["unpatched"]]:
+        diag.append("the closing words say %s, the mkfs table %s" % (said, ags))
+result(not diag, "the demo's transcript agrees with itself (%d growth rows)" % len(rows), diag)
 
 print("KTAP version 1\n1..%d" % len(results))
 for i, (ok, name, diag, skip) in enumerate(results, 1):

@@ -3,7 +3,7 @@
 # scsi-hd disk (both with growth hints when QEMU has them), show what the guest sees, grow
 # the virtio disk live from the host (QMP block_resize to 12G) and show the guest notice it;
 # then plain mkfs.xfs and mkfs.ext4 of the e2fsprogs and xfsprogs series next to the unpatched
-# ones, and XFS made by each grown live in steps to 2100 GiB (past the series' first AG).
+# ones, and XFS made by each grown live in steps to 2100 GiB.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -44,6 +44,6 @@ else
 fi
 info "booting the guest (TCG); the host grows vd0 when the guest is ready"
 # scsi_debug is built into the guest kernel for the hostile scenario; it has no place here.
-bash "$top/scripts/run-vm.sh" --qemu "$qemu" --kernel "${GH_KERNEL:-$out/bzImage}" --test demo --on-wait "bash $0 on-wait" --append scsi_debug.add_host=0 \
+bash "$top/scripts/run-vm.sh" --qemu "$qemu" --kernel "${GH_KERNEL:-$out/bzImage}" --initrd "${GH_INITRD:-$out/initramfs.cpio.gz}" --test demo --on-wait "bash $0 on-wait" --append scsi_debug.add_host=0 \
 	--disk "virtio:size=10G$props" --disk "scsi:size=10G$props" |
 	sed -un '/^GH| GH-WAIT/d; s/^GH| //p'

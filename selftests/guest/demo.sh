@@ -119,6 +119,9 @@ printf '%10s %22s %22s\n' "size GiB" "AGs, series (vda)" "AGs, unpatched (sda)"
 row() { printf '%10s %22s %22s\n' "$(($(gh_size_bytes vda) >> 30))" \
 	"$(xfs_geom /mnt/new | cut -d' ' -f1)" "$(xfs_geom /mnt/old | cut -d' ' -f1)"; }
 row
+# shellcheck disable=SC2046
+set -- $(xfs_geom /mnt/new) $(xfs_geom /mnt/old)
+new_ags=$1 new_ag=$2 old_ags=$4 old_ag=$5
 for g in 20 100 1100 2100; do
 	to=$((g << 30))
 	gh_wait resize "$to" drv-vd0 drv-sd0 || break
@@ -129,6 +132,7 @@ for g in 20 100 1100 2100; do
 	row
 done
 umount /mnt/new /mnt/old
-echo "The series' XFS started as one AG of the size a filesystem made at the maximum has, larger"
-echo "than the disk (no secondary superblock until it grows past that AG); growth fills it out,"
-echo "then adds AGs of that size. The unpatched one adds AGs of the size made for $((size >> 30)) GiB."
+# What the table shows, in words: from the filesystems themselves, not from a claim.
+echo "The series' XFS started with $new_ags AGs of $new_ag MiB, the AG size planned for the"
+echo "$(($(gh_hints vda | cut -d' ' -f2) >> 30)) GiB maximum within the disk; growth adds AGs of that size. The unpatched one"
+echo "started with $old_ags AGs of $old_ag MiB, the size it chose for $((size >> 30)) GiB, and adds AGs of that size."
