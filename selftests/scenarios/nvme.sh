@@ -8,7 +8,9 @@
 # namespace behind two controllers of one subsystem; the multipath disk shows the hints through
 # the same steps, its two paths none.  Then one guest per hostile set, made with
 # x-growth-hints-unchecked: the attributes read 0 with one log line (or, for a set the kernel
-# accepts, its values and no line).
+# accepts, its values and no line).  Then a shrink under I/O (x-resizable=on): the guest
+# writes the part that block_resize removes while it runs; the writes past the new end fail
+# and the image keeps its new size.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -29,6 +31,13 @@ on_wait_grow() {
 		err=$(qmp block_resize "{\"device\": \"drv-$id\", \"size\": $((20 * G))}" 2>&1 >/dev/null) ||
 			{ echo "block_resize $id: $err"; return 1; }
 	done
+}
+
+SHRINK_OLD=$((1 << 30)) SHRINK_NEW=$((768 << 20))
+on_wait_shrink() {
+	local err
+	err=$(qmp block_resize "{\"device\": \"drv-shr\", \"size\": $SHRINK_NEW}" 2>&1 >/dev/null) ||
+		{ echo "block_resize shr: $err"; return 1; }
 }
 
 qemu_has_nvme_hints() { "$GH_QEMU" -device nvme-ns,help 2>/dev/null | matches 'x-growth-max'; }
@@ -68,11 +77,23 @@ scenario() {
 		--qemu-arg -device --qemu-arg "nvme-ns,bus=c0,drive=drv-mp0,nsid=1,id=mp0,x-resizable=on,$(hint_props 1G 64T 1G)"
 	vm_results "multipath"
 
+	# Shrink under I/O.  A write the host submitted while block_resize drained the drive was
+	# checked against the old NSZE and waited in the block layer; it fails there ("aio
+	# failed" on QEMU's stderr) instead of growing the image back.
+	vm shrink --test nvme-shrink \
+		--append "gh.disk=shr gh.old=$SHRINK_OLD gh.new=$SHRINK_NEW" \
+		--disk "nvme-ns:size=$SHRINK_OLD:id=shr:serial=shr:props=x-resizable=on,$(hint_props 0 1G 0)"
+	vm_results "shrink"
+	h_eq "shrink: the image has the new size after the I/O" \
+		"$(stat -c %s "$GH_WORK/shrink/shr.img" 2>/dev/null || echo none)" "$SHRINK_NEW"
+	h_diag "shrink: writes that failed in QEMU's block layer (waited during the shrink):" \
+		"$(grep -c 'aio failed' "$GH_WORK/shrink/qemu.log" 2>/dev/null || echo 0)"
+
 	for c in "${hostile[@]}"; do
 		IFS='|' read -r name props expect lines <<< "$c"
 		vm "hostile-$name" --test hostile \
 			--append "gh.dev=h0 gh.expect=$expect gh.lines=$lines" \
-			--disk "nvme:size=10G:serial=h0:props=x-growth-hints=on,x-growth-hints-unchecked=on,$props"
+			--disk "nvme:size=10G:serial=h0:props=x-resizable=on,x-growth-hints=on,x-growth-hints-unchecked=on,$props"
 		vm_results "hostile $name"
 	done
 }
