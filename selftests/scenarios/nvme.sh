@@ -8,9 +8,9 @@
 # namespace behind two controllers of one subsystem; the multipath disk shows the hints through
 # the same steps, its two paths none.  Then one guest per hostile set, made with
 # x-growth-hints-unchecked: the attributes read 0 with one log line (or, for a set the kernel
-# accepts, its values and no line).  Then a shrink under I/O (x-resizable=on): the guest
-# writes the part that block_resize removes while it runs; the writes past the new end fail
-# and the image keeps its new size.
+# accepts, its values and no line).  Then a shrink under I/O (x-resizable=on), on a raw and a
+# qcow2 image: the guest writes the part that block_resize removes while it runs; the writes
+# past the new end fail and the image keeps its new size.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -77,17 +77,32 @@ scenario() {
 		--qemu-arg -device --qemu-arg "nvme-ns,bus=c0,drive=drv-mp0,nsid=1,id=mp0,x-resizable=on,$(hint_props 1G 64T 1G)"
 	vm_results "multipath"
 
-	# Shrink under I/O.  A write the host submitted while block_resize drained the drive was
-	# checked against the old NSZE and waited in the block layer; it fails there ("aio
-	# failed" on QEMU's stderr) instead of growing the image back.
-	vm shrink --test nvme-shrink \
-		--append "gh.disk=shr gh.old=$SHRINK_OLD gh.new=$SHRINK_NEW" \
-		--disk "nvme-ns:size=$SHRINK_OLD:id=shr:serial=shr:props=x-resizable=on,$(hint_props 0 1G 0)"
-	vm_results "shrink"
-	h_eq "shrink: the image has the new size after the I/O" \
-		"$(stat -c %s "$GH_WORK/shrink/shr.img" 2>/dev/null || echo none)" "$SHRINK_NEW"
-	h_diag "shrink: writes that failed in QEMU's block layer (waited during the shrink):" \
-		"$(grep -c 'aio failed' "$GH_WORK/shrink/qemu.log" 2>/dev/null || echo 0)"
+	# Shrink under I/O, on a raw image and on a qcow2 image, whose shrink frees clusters and
+	# so yields while the drive is drained: a write the host submits then was checked against
+	# the old NSZE and waits in the block layer; it fails there ("aio failed" on QEMU's
+	# stderr) instead of growing the image back.
+	local fmt img size qimg
+	qimg="$(dirname "$GH_QEMU")/qemu-img"
+	for fmt in raw qcow2; do
+		img="$GH_WORK/shrink-$fmt/shr.img"
+		mkdir -p "$GH_WORK/shrink-$fmt"
+		if [ $fmt = qcow2 ] && ! "$qimg" create -q -f qcow2 "$img" "$SHRINK_OLD"; then
+			h_skip "shrink-$fmt" "cannot create a qcow2 image with $qimg"
+			continue
+		fi
+		[ $fmt = qcow2 ] || truncate -s "$SHRINK_OLD" "$img"
+		vm "shrink-$fmt" --test nvme-shrink \
+			--append "gh.disk=shr gh.old=$SHRINK_OLD gh.new=$SHRINK_NEW" \
+			--qemu-arg -drive --qemu-arg "file=$img,format=$fmt,if=none,id=drv-shr" \
+			--qemu-arg -device --qemu-arg nvme,id=nvc-shr,serial=shr \
+			--qemu-arg -device --qemu-arg "nvme-ns,bus=nvc-shr,drive=drv-shr,id=shr,x-resizable=on,$(hint_props 0 1G 0)"
+		vm_results "shrink-$fmt"
+		size=$("$qimg" info -U --output=json "$img" 2>/dev/null |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)["virtual-size"])' 2>/dev/null || echo none)
+		h_eq "shrink-$fmt: the image has the new size after the I/O" "$size" "$SHRINK_NEW"
+		h_diag "shrink-$fmt: writes that failed in QEMU's block layer after waiting out the shrink:" \
+			"$(grep -c 'aio failed' "$GH_WORK/shrink-$fmt/qemu.log" 2>/dev/null || true)"
+	done
 
 	for c in "${hostile[@]}"; do
 		IFS='|' read -r name props expect lines <<< "$c"
