@@ -135,7 +135,7 @@ EXCLUDE=(${excluded[*]})}"
 		--dir "$vm" --timeout "$timeout" --memory 2G --test blktests --quiet \
 		--append "gh.out=$o gh.top=$top scsi_debug.add_host=0" \
 		--disk "virtio:size=2G:props=$hints" --disk "scsi:size=2G:props=$hints" \
-		--disk "nvme:size=2G:props=$hints" \
+		--disk "nvme:size=2G:props=x-resizable=on,$hints" \
 		--qemu-arg -virtfs --qemu-arg "local,path=/,mount_tag=ghroot,security_model=none,readonly=on,multidevs=remap" \
 		--qemu-arg -virtfs --qemu-arg "local,path=$o,mount_tag=ghout,security_model=none,multidevs=remap" \
 		>/dev/null 2>"$o/run-vm.err" || st=$?

@@ -41,7 +41,7 @@ scenario() {
 	fi
 	vm debian-kernel --kernel "$dk/vmlinuz" --initrd "$dk/initramfs.cpio.gz" --test compat \
 		--append "gh.disks=vd0,sd0,nv0$vpd" --disk "virtio:size=10G$props" --disk "scsi:size=10G$props" \
-		--disk "nvme:size=10G$props"
+		--disk "nvme:size=10G${props:+$props,x-resizable=on}"
 	vm_results "debian-kernel"
 }
 

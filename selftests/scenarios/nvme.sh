@@ -8,7 +8,9 @@
 # namespace behind two controllers of one subsystem; the multipath disk shows the hints through
 # the same steps, its two paths none.  Then one guest per hostile set, made with
 # x-growth-hints-unchecked: the attributes read 0 with one log line (or, for a set the kernel
-# accepts, its values and no line).
+# accepts, its values and no line).  Then a shrink under I/O (x-resizable=on), on a raw and a
+# qcow2 image: the guest writes the part that block_resize removes while it runs; the writes
+# past the new end fail and the image keeps its new size.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -29,6 +31,13 @@ on_wait_grow() {
 		err=$(qmp block_resize "{\"device\": \"drv-$id\", \"size\": $((20 * G))}" 2>&1 >/dev/null) ||
 			{ echo "block_resize $id: $err"; return 1; }
 	done
+}
+
+SHRINK_OLD=$((1 << 30)) SHRINK_NEW=$((768 << 20))
+on_wait_shrink() {
+	local err
+	err=$(qmp block_resize "{\"device\": \"drv-shr\", \"size\": $SHRINK_NEW}" 2>&1 >/dev/null) ||
+		{ echo "block_resize shr: $err"; return 1; }
 }
 
 qemu_has_nvme_hints() { "$GH_QEMU" -device nvme-ns,help 2>/dev/null | matches 'x-growth-max'; }
@@ -68,11 +77,38 @@ scenario() {
 		--qemu-arg -device --qemu-arg "nvme-ns,bus=c0,drive=drv-mp0,nsid=1,id=mp0,x-resizable=on,$(hint_props 1G 64T 1G)"
 	vm_results "multipath"
 
+	# Shrink under I/O, on a raw image and on a qcow2 image, whose shrink frees clusters and
+	# so yields while the drive is drained: a write the host submits then was checked against
+	# the old NSZE and waits in the block layer; it fails there ("aio failed" on QEMU's
+	# stderr) instead of growing the image back.
+	local fmt img size qimg
+	qimg="$(dirname "$GH_QEMU")/qemu-img"
+	for fmt in raw qcow2; do
+		img="$GH_WORK/shrink-$fmt/shr.img"
+		mkdir -p "$GH_WORK/shrink-$fmt"
+		if [ $fmt = qcow2 ] && ! "$qimg" create -q -f qcow2 "$img" "$SHRINK_OLD"; then
+			h_skip "shrink-$fmt" "cannot create a qcow2 image with $qimg"
+			continue
+		fi
+		[ $fmt = qcow2 ] || truncate -s "$SHRINK_OLD" "$img"
+		vm "shrink-$fmt" --test nvme-shrink \
+			--append "gh.disk=shr gh.old=$SHRINK_OLD gh.new=$SHRINK_NEW" \
+			--qemu-arg -drive --qemu-arg "file=$img,format=$fmt,if=none,id=drv-shr" \
+			--qemu-arg -device --qemu-arg nvme,id=nvc-shr,serial=shr \
+			--qemu-arg -device --qemu-arg "nvme-ns,bus=nvc-shr,drive=drv-shr,id=shr,x-resizable=on,$(hint_props 0 1G 0)"
+		vm_results "shrink-$fmt"
+		size=$("$qimg" info -U --output=json "$img" 2>/dev/null |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)["virtual-size"])' 2>/dev/null || echo none)
+		h_eq "shrink-$fmt: the image has the new size after the I/O" "$size" "$SHRINK_NEW"
+		h_diag "shrink-$fmt: writes that failed in QEMU's block layer after waiting out the shrink:" \
+			"$(grep -c 'aio failed' "$GH_WORK/shrink-$fmt/qemu.log" 2>/dev/null || true)"
+	done
+
 	for c in "${hostile[@]}"; do
 		IFS='|' read -r name props expect lines <<< "$c"
 		vm "hostile-$name" --test hostile \
 			--append "gh.dev=h0 gh.expect=$expect gh.lines=$lines" \
-			--disk "nvme:size=10G:serial=h0:props=x-growth-hints=on,x-growth-hints-unchecked=on,$props"
+			--disk "nvme:size=10G:serial=h0:props=x-resizable=on,x-growth-hints=on,x-growth-hints-unchecked=on,$props"
 		vm_results "hostile $name"
 	done
 }

@@ -5,7 +5,10 @@
 # on the daemon (QMP block-export-set-growth-hints) reaches it with a GROWTH_HINTS=1 uevent,
 # as with the built-in virtio-blk.  On the daemon: query-block-exports reads the values back,
 # values that break a rule or do not hold the size are refused with the reason and change
-# nothing, and an export without growth-hints refuses the command.
+# nothing, and an export without growth-hints refuses the command.  Then x-growth-hints=on
+# against a back end that predates the feature (Debian's qemu-storage-daemon, GH_OLD_QSD), which
+# answers GET_CONFIG only for its own, shorter configuration space: the VM starts, and the
+# guest is offered no feature and reads 0 0 0.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -35,8 +38,51 @@ for e in json.load(sys.stdin):
 on_wait_change() { export_set e0 $((2 << 30)) $((32 << 40)) $((2 << 30)); }
 on_wait_freeze() { export_set e0 0 $((10 << 30)) $((1 << 30)); }
 
+old_qsd="${GH_OLD_QSD:-/usr/bin/qemu-storage-daemon}"
+old_pid=""
+
 cleanup() {
 	[ -z "$qsd_pid" ] || kill "$qsd_pid" 2>/dev/null || true
+	[ -z "$old_pid" ] || kill "$old_pid" 2>/dev/null || true
+}
+
+# old_backend: x-growth-hints=on offers the feature only when the back end has it.  A back end
+# that predates it fails GET_CONFIG for the longer configuration space (v4 of the series did
+# not start: "Received bad msg size"); the device must size it for the back end's features.
+old_backend() {
+	local img="$GH_WORK/old.img" sock="$GH_WORK/vu-old.sock" out
+	if [ ! -x "$old_qsd" ]; then
+		h_skip "old back end" "no $old_qsd (Debian's qemu-storage-daemon, older than the series)"
+		return
+	fi
+	out=$("$old_qsd" --blockdev null-co,node-name=n0 --export \
+		vhost-user-blk,id=p,node-name=n0,addr.type=unix,addr.path=/nonexistent/x,growth-hints.max=1 2>&1) || true
+	case "$out" in
+	*"Parameter 'growth-hints' is unexpected"*) ;;
+	*)
+		h_skip "old back end" "$old_qsd knows growth-hints: not a back end that predates the feature"
+		return
+		;;
+	esac
+	truncate -s 4G "$img"
+	"$old_qsd" --blockdev "file,node-name=o0,filename=$img" \
+		--export "vhost-user-blk,id=eo,node-name=o0,writable=on,addr.type=unix,addr.path=$sock" \
+		>"$GH_WORK/qsd-old.log" 2>&1 &
+	old_pid=$!
+	local i
+	for i in $(seq 50); do
+		[ -S "$sock" ] && break
+		sleep 0.1
+	done
+	vm old-backend --test no-hints --memory 512M --append "gh.disks=$serial" \
+		--qemu-arg -object --qemu-arg memory-backend-memfd,id=mem,size=512M,share=on \
+		--qemu-arg -machine --qemu-arg memory-backend=mem \
+		--qemu-arg -chardev --qemu-arg "socket,id=vuo,path=$sock" \
+		--qemu-arg -device --qemu-arg vhost-user-blk-pci,chardev=vuo,x-growth-hints=on
+	vm_results "old back end:"
+	kill "$old_pid" 2>/dev/null || true
+	wait "$old_pid" 2>/dev/null || true
+	old_pid=""
 }
 
 # qsd_supports: the daemon has vhost-user-blk exports with growth-hints, and QEMU the front end.
@@ -59,11 +105,16 @@ qsd_supports() {
 
 scenario() {
 	local why img="$GH_WORK/vu0.img" img1="$GH_WORK/vu1.img"
+	trap cleanup EXIT
+	if ! "$GH_QEMU" -device vhost-user-blk-pci,help 2>/dev/null | matches 'x-growth-hints='; then
+		h_skip "vhost-user" "$GH_QEMU: vhost-user-blk-pci has no x-growth-hints"
+		return
+	fi
+	old_backend
 	if ! why=$(qsd_supports); then
 		h_skip "vhost-user" "$why"
 		return
 	fi
-	trap cleanup EXIT
 	truncate -s 10G "$img" "$img1"
 	rm -f "$qsd_qmp"
 	"$GH_QSD" \
