@@ -272,8 +272,15 @@ sweep_ref=""
 sweep_one() {
 	local s=$1 t=$2 out
 	shift 2
-	out=$("$series_xfs/mkfs.xfs" -N -f "$@" -d growth_target="$t" "$work/img" 2>&1) ||
-		{ sweep_bad+=("$s $t $*: mkfs.xfs failed: $(first_line <<<"$out")"); return; }
+	if ! out=$("$series_xfs/mkfs.xfs" -N -f "$@" -d growth_target="$t" "$work/img" 2>&1); then
+		# refused like the unpatched mkfs.xfs (a striped 300 MiB file ends up too small)
+		if [ -z "$sweep_ref" ]; then
+			sweep_n=$((sweep_n + 1)) sweep_same=$((sweep_same + 1))
+		else
+			sweep_bad+=("$s $t $*: mkfs.xfs failed: $(first_line <<<"$out")")
+		fi
+		return
+	fi
 	sweep_check "$s $t $*" "$out" "$sweep_ref" "$([[ $* == *su=* ]] && echo 1)" 3
 }
 # sweep_check DESC OUT REF STRIPED MIN-AGCOUNT: the properties of one mkfs.xfs -N output OUT
