@@ -317,7 +317,7 @@ for size in $((300 << 20)) $((301 << 20)) $((1 << 30)) $((10 << 30)) $(((10 << 3
 		sweep_ref=$(geom "$("$stock_xfs/mkfs.xfs" -N -f $opts "$work/img" 2>&1)")
 		# shellcheck disable=SC2086
 		for pct in 110 117 120 125 130 134 150 175 400 6400; do
-			sweep_one "$size" $((size / 100 * pct / 4096 * 4096)) $opts
+			sweep_one "$size" $((size * pct / 100 / 4096 * 4096)) $opts
 		done
 		# shellcheck disable=SC2086
 		sweep_one "$size" $((64 << 40)) $opts
@@ -338,7 +338,7 @@ if [ "$(id -u)" = 0 ] && [ -f "$work/ncpus.so" ]; then
 			min=$(cut -d' ' -f1 <<<"$sweep_ref")
 			[ "$min" -le "$cpus" ] || min=$cpus
 			[ "$min" -ge 3 ] || min=3
-			for t in $((s / 100 * 120)) $((s / 100 * 150)) $((64 << 40)); do
+			for t in $((s * 120 / 100)) $((s * 150 / 100)) $((64 << 40)); do
 				t=$((t / 4096 * 4096))
 				out=$(GH_NCPUS=$cpus LD_PRELOAD="$work/ncpus.so" "$series_xfs/mkfs.xfs" -N -f \
 					-d growth_target="$t" "$dev" 2>&1) ||
@@ -383,6 +383,7 @@ hinted_dev() {
 	echo "$4" > "$work/queue/growth_increment_bytes"
 }
 hinted() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --propagation private /bin/bash -c \
 		'mount --bind "$1" "/sys/block/${2#/dev/}/queue" && shift 2 && exec "$@"' \
 		hinted "$work/queue" "$LODEV" "$@"

@@ -64,8 +64,9 @@ for size in 10G 100G 1T; do
 				reads=$(sed -E 's/[[:alnum:])]\.+//g' "$work/log" | tr -cd '.' | wc -c)
 				ver=$(grep -q 'verified secondary superblock' "$work/log" && echo yes || echo no)
 				stop=$(grep -o 'Only one AG detected' "$work/log" | head -n 1 || true)
+				# shellcheck disable=SC2086 # geo is two words: AG count and size
 				printf '| %s | %s (%s AGs of %s blocks) | %s | %s | %s%s | %s | %s | %.2f |\n' \
-					"$size" "$layout" ${geo} "$nested" "$v" "$rc" "${stop:+ ($stop)}" "$ver" \
+					"$size" "$layout" $geo "$nested" "$v" "$rc" "${stop:+ ($stop)}" "$ver" \
 					"$reads" "$(echo "$t1 - $t0" | bc)" >> "$out/results.md"
 			done
 		done
