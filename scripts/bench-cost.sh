@@ -9,7 +9,8 @@
 #   native     what plain mkfs makes on the hinted disk (XFS: -d growth_target=CEILING with the
 #              log of the defaults, 3 AGs; ext4: MKE2FS_DEVICE_GROWTH, the series' test hook
 #              that stands in for the device's hints)
-#   image      XFS only: the opt-in image mode (-d growth_target=CEILING,growth_single_ag=1)
+#   (v3's "image", one AG larger than the device, is withdrawn: design.md 2.6; the results
+#   folders that measured it keep its rows)
 # Parts:
 #   space  what each layout leaves the user right after mkfs at the size as made: the bytes and
 #          inodes `df` reports free on the empty filesystem (the price of reserving for growth)
@@ -106,14 +107,13 @@ MKE2FS_DEVICE_GROWTH=$size_b,$ceiling_b,$inc_b "$mke2fs" -n -F -t ext4 "$img" 2>
 rm -f "$img"
 
 layouts_of() {	# fs [age]
-	if [ "$1" = xfs ]; then echo "defaults aa native image${2:+ ref}"; else echo "defaults aa native${2:+ ref}"; fi
+	echo "defaults aa native${2:+ ref}"
 }
 
 make_fs() {	# fs layout
 	local opts=()
 	case $1:$2 in
 	xfs:native) opts=(-d "growth_target=$ceiling_b" -l "size=$((logb))") ;;
-	xfs:image) opts=(-d "growth_target=$ceiling_b,growth_single_ag=1") ;;
 	esac
 	if [ "$1" = xfs ]; then
 		"$mkxfs" -q -f "${opts[@]}" "$dev" >/dev/null 2>"$work/mkfs.err" ||
@@ -347,7 +347,7 @@ age_cell() {	# round pos fs layout
 	echo "backing device rotational: $(cat "/sys/block/${pk:-${src##*/}}/queue/rotational" 2>/dev/null || echo "not known ($src)")"
 	echo "loop devices: sparse files, buffered (no direct I/O), logical sector size 512"
 	echo "parameters: runs=$runs fs=($fslist) parts=($parts) steps=$nsteps of $inc_b bytes fills=($fills) threads empty=($threads0) filled=($threadsf) writers bytes=$wbytes meta files=$wfiles population=$pop_files files; age: $size_b -> $final_b bytes in $age_steps steps, tree of $age_files files, seed $seed"
-	echo "layouts: xfs ($(layouts_of xfs)), ext4 ($(layouts_of ext4)); xfs native: -d growth_target=$ceiling_b -l size=$((logb)); image: -d growth_target=$ceiling_b,growth_single_ag=1; ext4 native: MKE2FS_DEVICE_GROWTH=$size_b,$ceiling_b,$inc_b"
+	echo "layouts: xfs ($(layouts_of xfs)), ext4 ($(layouts_of ext4)); xfs native: -d growth_target=$ceiling_b -l size=$((logb)); ext4 native: MKE2FS_DEVICE_GROWTH=$size_b,$ceiling_b,$inc_b"
 	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$outdir/env.txt"
 start=$SECONDS

@@ -7,12 +7,11 @@
 # ext4 and XFS; for XFS also the mkfs.xfs of the xfsprogs series at the start size ("native":
 # loop devices have no hints, so the ceiling is given as its growth target, with the log of
 # its dry run without one, which is what it makes on a disk with those hints: three AGs within
-# the device) and its opt-in image mode, -d growth_target=CEILING,growth_single_ag=1 ("image":
-# one AG larger than the device, EXPERIMENTAL, with the log the target gives).  The references: mkfs at F ("made at F", for defaults and policy) and, for the
-# native variants, the series' mkfs.xfs at F ("series made at F": the newer mkfs.xfs has other
-# defaults, rmapbt for one; at F = start it is the series' defaults).  XFS is checked by the
-# series' xfs_repair in every variant (the system's refuses a single AG without
-# -o force_geometry).  Every run is a fresh
+# the device).  (v3's image mode, one AG larger than the device, is withdrawn: design.md 2.6;
+# the results folders that measured it keep its rows.)  The references: mkfs at F ("made at
+# F", for defaults and policy) and, for the native variant, the series' mkfs.xfs at F ("series
+# made at F": the newer mkfs.xfs has other defaults, rmapbt for one; at F = start it is the
+# series' defaults).  XFS is checked by the series' xfs_repair in every variant.  Every run is a fresh
 # filesystem with the same file population (a fixed tree of small files with data, added as
 # the disk grows, plus fallocated fill).  Measured: fsck, mount, a metadata workload with as
 # many threads as cores, a streaming write, free space and free inodes; each as a ratio to
@@ -28,8 +27,7 @@
 # (10G), BENCH_CEILING (64T), BENCH_FINALS ("10G 100G 1T 10T"), BENCH_RUNS (3), BENCH_STEPS
 # (8 growth steps at most), BENCH_FILES (200000), BENCH_DIRS (2000), BENCH_SEED, BENCH_META
 # (files of the metadata workload, 20000, run 3 times), BENCH_STREAM (512M), BENCH_FS
-# ("xfs ext4"), BENCH_VARIANTS ("defaults policy native", or with "image"; the reference is
-# always made).
+# ("xfs ext4"), BENCH_VARIANTS ("defaults policy native"; the reference is always made).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -50,9 +48,6 @@ seed=${BENCH_SEED:-20261203}
 meta_files=${BENCH_META:-$d_meta}
 stream=${BENCH_STREAM:-512M}
 fslist=${BENCH_FS:-xfs ext4}
-# The image mode is left out by default: grown to exactly its AG's size (1 TiB less a block for a
-# 64 TiB target: F = 1 TiB) it is one full AG, which xfs_repair refuses (the known hole of
-# Documentation/design.md 2.6); scripts/bench-cost.sh measures its price.
 variants=${BENCH_VARIANTS:-defaults policy native}
 threads=$(nproc)
 bench="$top/build/bench"
@@ -68,7 +63,7 @@ for p in "$nat_xfs/mkfs.xfs" "$nat_xfs/xfs_repair"; do
 	[ -x "$p" ] || die "$p is missing: run 'make xfsprogs' first"
 done
 for v in $variants; do
-	case $v in defaults | policy | native | image) ;; *) die "unknown variant '$v' in BENCH_VARIANTS (defaults policy native image)" ;; esac
+	case $v in defaults | policy | native) ;; *) die "unknown variant '$v' in BENCH_VARIANTS (defaults policy native)" ;; esac
 done
 case " $variants " in *" defaults "*) ;; *) die "BENCH_VARIANTS must include defaults: the other variants replay its fill" ;; esac
 make -s -C "$top/tools" bench-helper || die "cannot build $helper"
@@ -251,11 +246,6 @@ run_cell() {	# fs final variant run
 		[ -n "$logb" ] || die "no log size in the dry run of $mkxfs on $dev"
 		opts=(-d "growth_target=$ceiling_b" -l "size=$((logb))")
 		;;
-	image)
-		# The opt-in image mode, as an image builder asks for it.
-		mkxfs="$nat_xfs/mkfs.xfs"
-		opts=(-d "growth_target=$ceiling_b,growth_single_ag=1")
-		;;
 	esac
 	if [ "$fs" = xfs ]; then
 		"$mkxfs" -q -f "${opts[@]}" "$dev" >/dev/null || die "$mkxfs ${opts[*]} failed"
@@ -377,11 +367,11 @@ for run in $(seq 1 "$runs"); do
 				# made); scripts/bench-cost.sh measures it against the defaults.  (v2's
 				# growth_target picked the "huge" usage type and ran out of inodes at 10 GiB
 				# for this population; v3 keeps the inodes of the size as made.)
-				[ "$fs" = xfs ] || { [ "$v" != native ] && [ "$v" != image ]; } || continue
+				[ "$fs" = xfs ] || [ "$v" != native ] || continue
 				run_cell "$fs" "$final" "$v" "$run"
 			done
 			[ "$(bytes "$final")" = "$start_b" ] || run_cell "$fs" "$final" ref "$run"
-			case "$fs: $variants " in xfs:*" native "* | xfs:*" image "*) run_cell "$fs" "$final" ref-series "$run" ;; esac
+			case "$fs: $variants " in xfs:*" native "*) run_cell "$fs" "$final" ref-series "$run" ;; esac
 		done
 	done
 done

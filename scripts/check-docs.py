@@ -257,7 +257,9 @@ props = set(find(r'DEFINE_PROP_\w+\("([a-z-]*growth[a-z-]*)"', qall))
 qmp = set(find(r"'command':\s*'([a-z-]*growth[a-z-]*)'", qall))
 suites = set(find(r'^\s*"([a-z0-9-]+)\|', read("scripts/check.sh")))
 scenarios = {os.path.basename(p)[:-3] for p in glob.glob(TOP + "/selftests/scenarios/*.sh")}
-others = suites | scenarios | {os.path.basename(p)[:-2] for p in glob.glob(TOP + "/tools/*.c")} | {
+# PLANNED: tools the documents name as planned and not yet written (design.md, section 2.6).
+PLANNED = {"growth-inflate"}
+others = suites | scenarios | PLANNED | {os.path.basename(p)[:-2] for p in glob.glob(TOP + "/tools/*.c")} | {
     os.path.basename(p)[:-2] for p in ADDED["qemu"] if p.startswith("tests/qtest/")}
 both_ways(("QEMU property or QMP command", "QEMU properties and QMP commands"), props | qmp,
           {(d, n) for d, n in named(r"(?<![\w./-])([a-z0-9]+(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z])")

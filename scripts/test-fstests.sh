@@ -21,21 +21,16 @@ set -euo pipefail
 # Configurations: name | filesystem | MKFS_OPTIONS.
 #   plain   the options fstests uses by default;
 #   hinted  the layout plain mkfs makes on a disk whose hints say it may grow to 64 TiB.
-# The opt-in image mode of mkfs.xfs (-d growth_target=64t,growth_single_ag=1) is no default
-# and is not a configuration here: as the only MKFS_OPTIONS it fails cases whose scratch
-# filesystem it changes (xfs/844 tests it; --config image runs it on request).
 configs=(
 	"plain|xfs|"
 	"hinted|xfs|-d growth_target=64t"
 	"plain|ext4|"
 	"hinted|ext4|-E growth_target=64T"
 )
-optional_configs=(
-	"image|xfs|-d growth_target=64t,growth_single_ag=1"
-)
+optional_configs=()
 # make check: what the series changes most directly, within about 4 minutes (README.md);
 # xfs/070 is the redundancy of the secondary superblocks (a bad one is outvoted).
-curated_xfs=(xfs/202 xfs/070 xfs/841 xfs/842 xfs/843 xfs/844 xfs/015 xfs/606)
+curated_xfs=(xfs/202 xfs/070 xfs/841 xfs/842 xfs/843 xfs/015 xfs/606)
 curated_ext4=(ext4/309 ext4/306)
 # Per configuration run of ./check, seconds, before it counts as hung.
 limit=${FSTESTS_TIMEOUT:-}

@@ -7,16 +7,14 @@
 #
 # 1. In a guest (this project's kernel and QEMU), plain mkfs on virtio disks with growth hints
 #    (2 GiB that may grow to 64 TiB, 10 GiB to 16 TiB, 10 GiB to 100 GiB) and without (the
-#    control), then data written; the opt-in image mode (mkfs.xfs -d growth_target=64t,
-#    growth_single_ag=1 on a 2 GiB file, made on the host) gets the same data.
+#    control), then data written.  (The v3 image mode, one AG larger than the disk, is
+#    withdrawn: Documentation/design.md 2.6.)
 # 2. On the host, on copies of the disks (one check cannot change another's input), with
 #    Debian 12's tools (the host's own on Debian 12) and Debian 13's (trixie's packages unpacked
 #    into $GH_CACHE/debian-tools and run with their own glibc; selftests/lib/debian-tools.sh):
 #    XFS: xfs_repair -n, xfs_repair, xfs_admin -l, fsck.xfs -f run by bash, and xfs_repair after
 #    the first 512 bytes are zeroed (from a secondary superblock); ext4: e2fsck -fn, tune2fs -l,
 #    and e2fsck -b with the first backup after the primary superblock (at 1024) is zeroed.
-#    The image mode is expected to be refused by stock repair (it says "opt-in image mode");
-#    the series' own xfs_repair must restore it after its first sector is zeroed.
 # 3. The guest kernel and Debian 12's kernel (selftests/lib/debian-kernel.sh, with its xfs and
 #    ext4 modules) each mount a copy, find the data, grow it online (xfs_growfs, resize2fs) to
 #    twice its size and find the data again; they mount the restored copies and find the data.
@@ -37,13 +35,11 @@ layouts=(
 	"ext4-10g-100g|ext4|10G|1G 100G 1G|20G|ext4, plain mkfs.ext4 on a 10 GiB disk that may grow to 100 GiB"
 	"xfs-10g-nohints|xfs|10G|-|20G|XFS, plain mkfs.xfs on a 10 GiB disk without hints (the control)"
 	"ext4-10g-nohints|ext4|10G|-|20G|ext4, plain mkfs.ext4 on a 10 GiB disk without hints (the control)"
-	"xfs-2g-image|image|2G|-|4G|XFS, the opt-in image mode: mkfs.xfs -d growth_target=64t,growth_single_ag=1 on a 2 GiB file"
 )
 series_xfs="$out/xfsprogs/sbin"
 img="$GH_WORK/img"
 
 bytes() { numfmt --from=iec "$1"; }
-fs_type() { [ "$1" = image ] && echo xfs || echo "$1"; }
 
 # Toolsets: "deb12" and "deb13"; ts_bin: a directory to put first in PATH; ts_skip: why not.
 declare -A ts_label=([deb12]="Debian 12" [deb13]="Debian 13") ts_bin ts_skip ts_xfs ts_e2
@@ -115,20 +111,13 @@ tool_check() {
 	h_fail "$name"
 	return 1
 }
-# series_check NAME [-p PATTERN]... -- COMMAND...: the same with the series' xfsprogs, WANT ok.
-series_check() {
-	local ts=series
-	ts_label[series]="the series" ts_bin[series]=$series_xfs
-	ts_xfs[series]="xfsprogs $("$series_xfs/xfs_repair" -V | sed 's/.* //')"
-	tool_check "$1" "$ts" ok "${@:2}"
-}
 
 copy() { cp --sparse=always "$1" "$2"; }
 zero() { dd if=/dev/zero of="$1" bs="$2" seek="$3" count=1 conv=notrunc status=none; }
 
 # checks_as_made NAME FS: the stock tools on copies of the layout as mkfs made it; a copy
-# restored after its primary superblock was zeroed is kept as $img/r12-NAME.raw (Debian 12),
-# r13-NAME.raw (Debian 13) or rs-NAME.raw (the series, image mode).
+# restored after its primary superblock was zeroed is kept as $img/r12-NAME.raw (Debian 12)
+# or r13-NAME.raw (Debian 13).
 checks_as_made() {
 	local n=$1 fs=$2 ts L c="$GH_WORK/copy.raw" backup bs
 	for ts in "${toolsets[@]}"; do
@@ -173,29 +162,8 @@ checks_as_made() {
 				mv "$c" "$img/${ts/deb/r}-$n.raw"
 			fi
 			;;
-		image)
-			# Stock repair refuses one AG (it cannot validate the geometry): as documented.
-			copy "$img/$n.raw" "$c"
-			tool_check "$n: opt-in image mode: $L xfs_repair -n refuses it (expected)" "$ts" refused \
-				-p 'Only one AG detected' -- xfs_repair -n "$c" || true
-			tool_check "$n: opt-in image mode: $L xfs_admin -l reads it" "$ts" ok -p '^label = "' -- xfs_admin -l "$c" || true
-			copy "$img/$n.raw" "$c"
-			tool_check "$n: opt-in image mode: $L xfs_repair refuses it (expected)" "$ts" refused \
-				-p 'Only one AG detected' -- xfs_repair "$c" || true
-			copy "$img/$n.raw" "$c"
-			tool_check "$n: opt-in image mode: $L fsck.xfs -f run by bash refuses it (expected)" "$ts" refused \
-				-- bash "${ts_bin[$ts]:-}/fsck.xfs" -f "$c" || true
-			;;
 		esac
 	done
-	if [ "$fs" = image ]; then
-		copy "$img/$n.raw" "$c"
-		zero "$c" 512 0
-		if series_check "$n: opt-in image mode: first 512 bytes zeroed: the series' xfs_repair restores it" -- \
-			xfs_repair "$c" && series_check "$n: restored by the series' xfs_repair: xfs_repair -n clean" -- xfs_repair -n "$c"; then
-			mv "$c" "$img/rs-$n.raw"
-		fi
-	fi
 	rm -f "$c"
 }
 
@@ -208,20 +176,8 @@ checks_grown() {
 		xfs) tool_check "$n: grown by the $k: $L xfs_repair -n accepts it" "$ts" ok \
 			-p 'No modify flag set' -- xfs_repair -n "$f" || true ;;
 		ext4) tool_check "$n: grown by the $k: $L e2fsck -fn clean" "$ts" ok -p ': [0-9]+/[0-9]+ files' -- e2fsck -fn "$f" || true ;;
-		image)
-			# Grown within its one AG, it is still the image mode.
-			tool_check "$n: opt-in image mode, grown by the $k: $L xfs_repair -n refuses it (expected)" "$ts" refused \
-				-p 'Only one AG detected' -- xfs_repair -n "$f" || true ;;
 		esac
 	done
-	if [ "$fs" = image ]; then
-		# Its spare superblock must outlive a growth by a kernel that knows nothing of it.
-		copy "$f" "$GH_WORK/copy.raw"
-		zero "$GH_WORK/copy.raw" 512 0
-		series_check "$n: opt-in image mode, grown by the $k: first 512 bytes zeroed: the series' xfs_repair restores it" \
-			-- xfs_repair "$GH_WORK/copy.raw" || true
-		rm -f "$GH_WORK/copy.raw"
-	fi
 }
 
 # grown NAME FS PREFIX KERNEL BOOT: checks_grown on PREFIX-NAME if the guest BOOT grew it.
@@ -241,7 +197,7 @@ on_wait_resize() { # SERIAL BYTES
 }
 
 # boot NAME PREFIX KERNEL-ARGS... : a guest for the layouts' copies PREFIX-NAME (grown) and the
-# restored copies r12-, r13-, rs-NAME listed in RESTORED; the rest of the arguments go to vm.
+# restored copies r12-, r13-NAME listed in RESTORED; the rest of the arguments go to vm.
 # disk_args PREFIX: the --disk options and gh.grow of the copies PREFIX-NAME.
 disk_args=() grow=""
 add_disks() { # add_disks PREFIX: grow every layout's copy PREFIX-NAME
@@ -254,7 +210,7 @@ add_disks() { # add_disks PREFIX: grow every layout's copy PREFIX-NAME
 		[ "$hints" = - ] || props=":props=$(hint_props $hints)"
 		copy "$img/$n.raw" "$img/$1-$n.raw"
 		disk_args+=(--disk "virtio:size=$size:id=$1-$n:serial=$1-$n:file=$img/$1-$n.raw$props")
-		grow+="${grow:+,}$1-$n:$(fs_type "$fs"):$(bytes "$to")"
+		grow+="${grow:+,}$1-$n:$fs:$(bytes "$to")"
 	done
 }
 check=""
@@ -266,7 +222,7 @@ add_restored() { # add_restored PREFIX...: the restored copies with these prefix
 		for p in "$@"; do
 			[ -e "$img/$p-$n.raw" ] || continue
 			disk_args+=(--disk "virtio:id=$p-$n:serial=$p-$n:file=$img/$p-$n.raw")
-			check+="${check:+,}$p-$n:$(fs_type "$fs")"
+			check+="${check:+,}$p-$n:$fs"
 		done
 	done
 }
@@ -322,21 +278,14 @@ scenario() {
 	setup_toolsets
 	phase "tools ready"
 
-	# 1. The layouts, made by plain mkfs in the guest (the image mode on the host).
+	# 1. The layouts, made by plain mkfs in the guest.
 	local disks=()
 	for l in "${layouts[@]}"; do
 		IFS='|' read -r n fs size hints to _ <<< "$l"
 		props=""
 		# shellcheck disable=SC2086 # three words
 		[ "$hints" = - ] || props=":props=$(hint_props $hints)"
-		if [ "$fs" = image ]; then
-			truncate -s "$size" "$img/$n.raw"
-			"$series_xfs/mkfs.xfs" -q -f -d growth_target=64t,growth_single_ag=1 "$img/$n.raw" \
-				>"$GH_WORK/$n.mkfs" 2>&1 || { sed 's/^/# /' "$GH_WORK/$n.mkfs"; h_fail "$n: mkfs.xfs of the series"; }
-			fill+="${fill:+,}$n:xfs"
-		else
-			mkfs+="${mkfs:+,}$n:$fs"
-		fi
+		mkfs+="${mkfs:+,}$n:$fs"
 		disks+=(--disk "virtio:size=$size:id=$n:serial=$n:file=$img/$n.raw$props")
 	done
 	vm made --test stock-compat --append "gh.mkfs=$mkfs gh.fill=$fill" "${disks[@]}"
@@ -354,7 +303,7 @@ scenario() {
 	# The two guests run side by side (one CPU each).
 	disk_args=()
 	add_disks gk
-	add_restored r12 rs
+	add_restored r12
 	vm_bg guest-kernel --test stock-compat --append "gh.grow=$grow gh.check=$check" "${disk_args[@]}"
 	dk="$GH_WORK/debian-kernel"
 	if kver=$(bash "$top/selftests/lib/debian-kernel.sh" "$dk" xfs ext4 2>"$GH_WORK/debian-kernel.err"); then

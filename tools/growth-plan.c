@@ -35,6 +35,8 @@
 #define XFS_MIN_AGS 3
 #define AG_SHARE_NUM 7
 #define AG_SHARE_DEN 8
+/* Every AG, the last included, at least 1/AG_SHARE_DEN of the device: at most eight. */
+#define XFS_MAX_AGS AG_SHARE_DEN
 
 /*
  * POLICY.md, "The log and the journal": a larger log or journal showed no
@@ -178,18 +180,24 @@ static int user_geom(const struct gh_plan_req *req, struct user_geom *g, char *e
 
 /* ---- XFS ---------------------------------------------------------------- */
 
-/* mkfs.xfs calc_default_ag_geometry() for one device (not multidisk). */
-static uint64_t xfs_default_agsize(uint64_t dblocks)
+/* mkfs.xfs calc_default_ag_geometry(): one device, or a striped one (multidisk). */
+static uint64_t xfs_default_agsize(uint64_t dblocks, int multidisk)
 {
 	uint64_t blocks;
 	int shift;
 
-	if (dblocks >= 4 * TiB / BLOCK)
+	if (dblocks >= 32 * TiB / BLOCK || (!multidisk && dblocks >= 4 * TiB / BLOCK))
 		return XFS_AG_MAX_BLOCKS;
-	if (dblocks >= 128 * MiB / BLOCK) {
+	if (!multidisk && dblocks >= 128 * MiB / BLOCK) {
 		shift = 2;
 	} else {
-		shift = 2;		/* <= 8 GiB and < 128 MiB: 5 - 3 */
+		shift = 5;		/* 32 AGs */
+		if (dblocks <= 512 * GiB / BLOCK)
+			shift--;
+		if (dblocks <= 8 * GiB / BLOCK)
+			shift--;
+		if (dblocks < 128 * MiB / BLOCK)
+			shift--;
 		if (dblocks < 64 * MiB / BLOCK)
 			shift--;
 		if (dblocks < 32 * MiB / BLOCK)
@@ -218,12 +226,25 @@ static uint64_t xfs_default_log(uint64_t dblocks)
 static void plan_xfs(struct gh_plan *p, const struct gh_plan_req *req, const struct user_geom *g)
 {
 	uint64_t sb = p->size / BLOCK, fb = p->final / BLOCK;
-	uint64_t want_ag, limit_ag, ag, want_log, cap_log, log, su = 0, sw = 0;
+	uint64_t want_ag, limit_ag, ag = 0, want_log, cap_log, log, su = 0, sw = 0, k, n;
 	char a[32], b[32], v[40];
 	const char *why_ag;
 
+	/* Stripe: the user's, else the device's (as mkfs.xfs reads it from libblkid). */
+	if (g->su) {
+		su = g->su;
+		sw = g->sw;
+	} else if (!g->noalign && req->io_min && req->io_opt && req->io_min != req->io_opt &&
+		   req->io_min != req->physical_block && req->io_opt % req->io_min == 0) {
+		su = req->io_min;
+		sw = req->io_opt;
+	}
+	if (su % BLOCK || (sw && sw % su))
+		su = sw = 0;	/* mkfs.xfs will say what is wrong with it */
+	p->stripe_unit = su;
+
 	p->log_agnum = -1;
-	p->agsize_blocks = xfs_default_agsize(sb);
+	p->agsize_blocks = xfs_default_agsize(sb, su != 0);
 	p->agcount = xfs_agcount(sb, p->agsize_blocks);
 	p->agcount_final = div_ceil(fb, p->agsize_blocks);
 	p->log_blocks = xfs_default_log(sb);
@@ -247,37 +268,35 @@ static void plan_xfs(struct gh_plan *p, const struct gh_plan_req *req, const str
 		return;
 	}
 
-	/* Stripe: the user's, else the device's (as mkfs.xfs reads it from libblkid). */
-	if (g->su) {
-		su = g->su;
-		sw = g->sw;
-	} else if (!g->noalign && req->io_min && req->io_opt && req->io_min != req->io_opt &&
-		   req->io_min != req->physical_block && req->io_opt % req->io_min == 0) {
-		su = req->io_min;
-		sw = req->io_opt;
+	/*
+	 * A striped device keeps mkfs.xfs's multidisk geometry: it has 8, 16
+	 * or 32 AGs, more than a layout whose every AG is 1/8 of the device
+	 * at least may have.
+	 */
+	if (su) {
+		reason(p, "striped device: mkfs.xfs's multidisk defaults (%llu AGs)",
+		       (unsigned long long)p->agcount);
+		return;
 	}
-	if (su % BLOCK || (sw && sw % su))
-		su = sw = 0;	/* mkfs.xfs will say what is wrong with it */
-	p->stripe_unit = su;
 
 	/*
 	 * AG size: what mkfs would pick at the final size, but the device as
-	 * made must hold XFS_MIN_AGS AGs and the last must not be a runt:
-	 * the others at most 7/8 of the device between them, MiB aligned.
+	 * made must hold XFS_MIN_AGS AGs and every AG, the last included,
+	 * must be at least 1/8 of it: for the fewest AGs k from XFS_MIN_AGS
+	 * up that allow it, the others at most 7/8 of the device between
+	 * them, MiB aligned (mkfs.xfs calc_growth_agsize()).
 	 */
-	want_ag = xfs_default_agsize(fb);
-	limit_ag = (sb / AG_SHARE_DEN * AG_SHARE_NUM / (XFS_MIN_AGS - 1)) & ~(MiB / BLOCK - 1);
-	ag = min_u64(want_ag, limit_ag);
-	why_ag = ag == want_ag ? "mkfs default for the final size" :
-		 "largest that keeps three AGs, the last 1/8 of the device";
-	if (su) {
-		ag -= ag % (su / BLOCK);
-		/* mkfs.xfs warns when every AG starts on the same disk */
-		if (sw > su && ag % (sw / BLOCK) == 0)
-			ag -= su / BLOCK;
+	want_ag = xfs_default_agsize(fb, 0);
+	for (k = XFS_MIN_AGS; k <= XFS_MAX_AGS; k++) {
+		limit_ag = (sb / AG_SHARE_DEN * AG_SHARE_NUM / (k - 1)) & ~(MiB / BLOCK - 1);
+		ag = min_u64(want_ag, limit_ag);
+		n = div_ceil(sb, ag);
+		if ((sb - (n - 1) * ag) * AG_SHARE_DEN >= sb)
+			break;
 	}
-	ag = min_u64(ag, XFS_AG_MAX_BLOCKS);
-	if (ag <= p->agsize_blocks) {
+	why_ag = ag == want_ag ? "mkfs default for the final size" :
+		 "largest that keeps every AG at least 1/8 of the device";
+	if (k > XFS_MAX_AGS || ag <= p->agsize_blocks) {
 		reason(p, "the final size's AGs are no larger than the default's: mkfs.xfs defaults");
 		return;
 	}
@@ -292,8 +311,6 @@ static void plan_xfs(struct gh_plan *p, const struct gh_plan_req *req, const str
 	want_log = xfs_default_log(fb);
 	cap_log = (sb / LOG_SHARE) & ~(MiB / BLOCK - 1);
 	log = p->target ? max_u64(min_u64(want_log, cap_log), p->log_blocks) : p->log_blocks;
-	if (su)
-		log -= log % (su / BLOCK);
 	p->log_blocks = log;
 
 	size_arg(ag * BLOCK, v, sizeof(v));
@@ -306,9 +323,9 @@ static void plan_xfs(struct gh_plan *p, const struct gh_plan_req *req, const str
 
 	gh_format_size(ag * BLOCK, a, sizeof(a));
 	gh_format_size(p->log_blocks * BLOCK, b, sizeof(b));
-	reason(p, "agsize %s (%llu AGs now, %llu at %s; %s%s), log %s (%s)", a,
+	reason(p, "agsize %s (%llu AGs now, %llu at %s; %s), log %s (%s)", a,
 	       (unsigned long long)p->agcount, (unsigned long long)p->agcount_final,
-	       p->target ? "the target" : "max", why_ag, su ? ", stripe aligned" : "", b,
+	       p->target ? "the target" : "max", why_ag, b,
 	       p->log_blocks == xfs_default_log(sb) ? "mkfs default for the size as made" :
 	       p->log_blocks == want_log ? "mkfs default for the target" :
 					   "the target's default capped at 1/32 of the device");

@@ -115,9 +115,9 @@ for spec in $(gh_param grow | tr ',' ' '); do
 	xfs) t_cmd "$serial: xfs_growfs $(xfs_growfs -V | sed 's/.* //') online to $((size >> 30)) GiB" xfs_growfs "/mnt/$serial" ;;
 	ext4) t_cmd "$serial: resize2fs $(resize2fs 2>&1 | sed -n '1s/^resize2fs \([^ ]*\).*/\1/p') online to $((size >> 30)) GiB" resize2fs "/dev/$d" ;;
 	esac
-	# The whole disk, or all of it but one block (the spare superblock of the image mode).
+	# The whole disk.
 	blocks=$(fs_blocks "$serial" "$fs")
-	if [ -n "$blocks" ] && [ "$blocks" -le $((size / 4096)) ] && [ "$blocks" -ge $((size / 4096 - 1)) ]; then
+	if [ -n "$blocks" ] && [ "$blocks" = $((size / 4096)) ]; then
 		t_ok "$serial: filesystem grown to the disk ($blocks blocks)"
 	else
 		t_fail "$serial: filesystem grown to the disk (got '$blocks' blocks, want $((size / 4096)))"

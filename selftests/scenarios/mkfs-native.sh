@@ -5,9 +5,9 @@
 # to 20, 40 and 100 GiB while mounted and written to; then the ext4 disk's maximum raised and the
 # disk grown to 120 GiB, past its growth reserve: the kernel converts to meta_bg online) and one
 # without hints (the control);
-# and a disk of 2 GiB that may grow to 64 GiB: plain mkfs.xfs makes three AGs within it; the opt-in
-# image mode one AG larger than the disk (grown to 3, 20 and 64 GiB: the AG filled out, a second
-# AG, the size's AGs; its primary superblock lost after the first step, restored from the spare).
+# and a disk of 2 GiB that may grow to 64 GiB: plain mkfs.xfs makes three AGs within it, its
+# primary superblock lost before any growth is restored from AG 1, and grown to 3, 20 and 64 GiB
+# under writes it keeps its AG size and its data.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 

@@ -20,7 +20,7 @@ import sys
 
 LIMIT = 1.10
 NAMES = {"defaults": "defaults (no hints)", "aa": "defaults again (A/A control)",
-         "native": "plain mkfs on the hinted disk", "image": "XFS image mode (one AG, opt-in)",
+         "native": "plain mkfs on the hinted disk", "image": "XFS image mode of v3 (one AG; withdrawn, older runs only)",
          "ref": "made at the final size (no growth)"}
 ORDER = ("defaults", "aa", "native", "image", "ref")
 UNITS = {"writers": "s", "meta": "s", "fsck": "s", "mount": "s", "free_1m": "%",

@@ -28,7 +28,7 @@ TARGET = {"fsck": 1.25, "fsckp": 1.25, "mount": 1.25, "meta": 1.10, "stream": 1.
           "favail": 1.10}
 NAMES = {"defaults": "mkfs defaults", "policy": "growth-mkfs policy",
          "native": "series mkfs.xfs as on a hinted disk (three AGs within it)",
-         "image": "series mkfs.xfs image mode (one AG, opt-in)",
+         "image": "series mkfs.xfs image mode of v3 (one AG; withdrawn, older runs only)",
          "ref": "made at F", "ref-series": "series mkfs.xfs made at F"}
 VARIANTS = ("defaults", "policy", "native", "image")
 # Issue 15's target for the native tools: fsck and mount within 2x of made at F.

@@ -980,6 +980,66 @@ static void t_xfs_sizes(struct t *t)
 	CHECK_STR(t, a, "");
 }
 
+/*
+ * The XFS AG rule over sizes and maxima (POLICY.md 3.3): whenever the plan
+ * sets an AG size, the device as made has three to eight AGs and every AG,
+ * the last included, is at least 1/8 of it; the AG size is never smaller
+ * than mkfs.xfs's default for the size as made.
+ */
+static uint64_t div_ceil_u64(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+static void t_xfs_ag_rule_sweep(struct t *t)
+{
+	static const uint64_t sizes[] = { 300 * MiB, 301 * MiB, 512 * MiB, GiB, 2 * GiB,
+					  10 * GiB, 10 * GiB + 4096, 13 * GiB, 100 * GiB,
+					  TiB, 2 * TiB + 5 * GiB, 3 * TiB, 5 * TiB };
+	/* the maximum as a multiple of the size, in 1/100 */
+	static const uint64_t ratios[] = { 101, 110, 116, 117, 120, 125, 130, 133, 134, 150,
+					   174, 175, 176, 200, 400, 6400 };
+	size_t i, j;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (j = 0; j < sizeof(ratios) / sizeof(ratios[0]) + 1; j++) {
+			uint64_t s = sizes[i], sb = s / 4096, last, def;
+			uint64_t m = j < sizeof(ratios) / sizeof(ratios[0]) ?
+				     s / 100 * ratios[j] / 4096 * 4096 : 64 * TiB;
+			struct gh_plan p;
+			char a[512];
+
+			if (plan(t, GH_FS_XFS, s, m, &p, a, sizeof(a)))
+				return;
+			def = sb / 4 + (sb % 4 != 0);
+			if (!strstr(a, "agsize="))
+				continue;
+			last = sb - (p.agcount - 1) * p.agsize_blocks;
+			if (p.agcount < 3 || p.agcount > 8 || last * 8 < sb ||
+			    p.agsize_blocks <= def || div_ceil_u64(sb, p.agsize_blocks) != p.agcount) {
+				if (bad++ < 8)
+					diag(t, "size %llu max %llu: %s: %llu AGs of %llu blocks, last %llu",
+					     (unsigned long long)s, (unsigned long long)m, a,
+					     (unsigned long long)p.agcount,
+					     (unsigned long long)p.agsize_blocks,
+					     (unsigned long long)last);
+			}
+		}
+	}
+	CHECK(t, bad == 0);
+	/* the review's example: 10 GiB that may grow to 13 GiB: four AGs, the last 1/8 */
+	{
+		struct gh_plan p;
+		char a[512];
+
+		if (plan(t, GH_FS_XFS, 10 * GiB, 13 * GiB, &p, a, sizeof(a)))
+			return;
+		CHECK_STR(t, a, "-d agsize=2986m");
+		CHECK_U64(t, p.agcount, 4);
+	}
+}
+
 static void t_huge(struct t *t)
 {
 	char err[GH_ERR_MAX];
@@ -1392,32 +1452,24 @@ static void t_xfs_agsize_constraints(struct t *t)
 			 "size=5g", NULL };
 	char *conc[] = { "--sysfs-root", t->root, "mkfs", "-t", "xfs", "vda", "--", "-d",
 			 "concurrency=4", NULL };
-	uint64_t ag;
-	const char *p;
 
-	/* a device with a 192 KiB x 2 stripe: the AG size is a multiple of the
-	 * unit, not of the width (mkfs.xfs warns about that) */
+	/* a device with a 192 KiB x 2 stripe keeps mkfs.xfs's multidisk geometry
+	 * (16 AGs at 10 GiB): no AG size of ours */
 	disk(t, "vdc", 10 * GiB / 512, "0", "10995116277760", "1073741824");
 	hint_attr(t, "vdc", "minimum_io_size", "196608\n");
 	hint_attr(t, "vdc", "optimal_io_size", "393216\n");
 	CHECK(t, run_tool(t, NULL, json, out, sizeof(out), err, sizeof(err)) == 0);
-	ag = json_u64(out, "agsize");
-	CHECK(t, ag != UINT64_MAX && ag % 196608 == 0 && ag % 393216 != 0);
+	CHECK(t, !strstr(out, "agsize="));
+	CHECK_HAS(t, out, "striped device");
 
 	disk(t, "vda", 10 * GiB / 512, "0", "10995116277760", "1073741824");
 	dev_dir(t, fake, sizeof(fake));
 	table(t, "dev/vda", "");
 	fake_mkfs(t, "fake-mkfs", "echo \"argv: $*\"", fake, sizeof(fake));
 	sfmt(env, sizeof(env), "GROWTH_MKFS_XFS='%s'", fake);
+	/* the user's stripe: the same */
 	CHECK(t, run_tool(t, env, su, out, sizeof(out), err, sizeof(err)) == 0);
-	p = strstr(out, "agsize=");
-	CHECK(t, p != NULL);
-	if (p) {
-		uint64_t v;
-
-		CHECK(t, gh_parse_size(strndupa(p + 7, strcspn(p + 7, " ,")), &v) == 0 &&
-			 v % 196608 == 0 && v % 393216 != 0);
-	}
+	CHECK(t, !strstr(out, "agsize="));
 	/* -d size=5g: the filesystem is 5 GiB: its AGs 7/16 of that */
 	CHECK(t, run_tool(t, env, size, out, sizeof(out), err, sizeof(err)) == 0);
 	CHECK_HAS(t, out, "agsize=2240m");
@@ -1706,6 +1758,7 @@ static const struct {
 	{ "mkfs_user_E_merged_with_ours", t_user_E_merged },
 	{ "mkfs_resize_in_filesystem_blocks", t_resize_in_fs_blocks },
 	{ "xfs_agsize_stripe_size_concurrency", t_xfs_agsize_constraints },
+	{ "xfs_ag_rule_sweep", t_xfs_ag_rule_sweep },
 	{ "ext4_no_meta_bg_inode_limit", t_ext4_growth_format },
 	{ "tiny_devices", t_tiny_devices },
 	{ "override_validation", t_override_rules },
