@@ -866,9 +866,11 @@ static int fs_identity(const struct gi_part *p, const char *uuid, const char *la
 		gi_argv_add(&a, "xfs_admin");
 		gi_argv_add(&a, "-c");
 		gi_argv_add(&a, "uuid %s", uuid);
-		if (label) {
+		/* the label was set while mounted (set_label()); xfs_db cannot take one with
+		 * blanks */
+		if (label && *label && !strpbrk(label, " \t")) {
 			gi_argv_add(&a, "-c");
-			gi_argv_add(&a, "label -- \"%s\"", label);
+			gi_argv_add(&a, "label %s", label);
 		}
 		gi_argv_add(&a, "%s", p->dst_dev);
 		r = run_checked("setting the UUID", a.argv);
@@ -929,6 +931,21 @@ static int fs_identity(const struct gi_part *p, const char *uuid, const char *la
 		}
 	}
 	gi_argv_free(&a);
+	return r;
+}
+
+/* The label, on the mounted filesystem (any label, blanks included). */
+static int set_label(const char *mp, const char *label)
+{
+	char l[FSLABEL_MAX];
+	int fd = open(mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
+	memset(l, 0, sizeof(l));
+	snprintf(l, sizeof(l), "%s", label);
+	r = ioctl(fd, FS_IOC_SETFSLABEL, l);
+	close(fd);
 	return r;
 }
 
@@ -1021,6 +1038,12 @@ static int inflate_fs(const struct opts *o, struct gi_part *p, struct gi_progres
 	}
 	r = gi_copy_tree(src, mp, p->fs.kind == GI_XFS && (p->fs.x.ro_compat & 0x4), pg, &st, err,
 			 sizeof(err));
+	if (r == 0 && set_label(mp, p->fs.label) < 0 && p->fs.kind == GI_XFS &&
+	    strpbrk(p->fs.label, " \t")) {
+		snprintf(err, sizeof(err), "cannot set the label '%s' (FS_IOC_SETFSLABEL): %s",
+			 p->fs.label, strerror(errno));
+		r = -1;
+	}
 	if (umount2(mp, 0) < 0 && r == 0) {
 		gi_err("%s: cannot unmount the new filesystem: %s", where, strerror(errno));
 		return -1;
@@ -1082,15 +1105,15 @@ static int inflate_fs(const struct opts *o, struct gi_part *p, struct gi_progres
 		gi_err("%s: %s", where, err);
 		return -1;
 	}
-	snprintf(run->made + strlen(run->made), sizeof(run->made) - strlen(run->made), "%s%s %s",
+	snprintf(run->made + strlen(run->made), sizeof(run->made) - strlen(run->made), "%s%s on %s",
 		 run->made[0] ? ", " : "", p->fstype, where);
 	if (made.kind == GI_XFS)
 		snprintf(run->made + strlen(run->made), sizeof(run->made) - strlen(run->made),
-			 " %u AGs of %llu MiB", made.x.agcount,
+			 " (%u AGs of %llu MiB)", made.x.agcount,
 			 (unsigned long long)made.x.agblocks * made.x.blocksize >> 20);
 	else
 		snprintf(run->made + strlen(run->made), sizeof(run->made) - strlen(run->made),
-			 " %u block groups", made.e.groups);
+			 " (%u block groups)", made.e.groups);
 	return 0;
 }
 
@@ -1448,17 +1471,22 @@ int main(int argc, char **argv)
 
 	if (!gi_quiet) {
 		uint64_t written = w1 > t.written0 ? (w1 - t.written0) * 512 : run.data_written;
+		struct stat tst;
 		int nraw = 0;
 
+		/* a file: what it holds (mkfs's zeroing and discards punch holes in it) */
+		if (t.file && stat(o.target, &tst) == 0)
+			written = (uint64_t)tst.st_blocks * 512;
 		for (i = 0; i < img->nparts; i++)
 			nraw += img->parts[i].fs.kind == GI_RAW;
 		gi_fmt_bytes(written, b1, sizeof(b1));
 		gi_fmt_bytes(run.st.bytes, b2, sizeof(b2));
-		printf(GI_PROG ": %s -> %s: %llu files (%s of file data), %s written, %.1f s; made %s%s%s%s\n",
-		       o.image, o.target, (unsigned long long)run.files, b2, b1, gi_now() - t0,
-		       run.made[0] ? run.made : "nothing",
-		       nraw ? "; " : "", nraw ? (nraw == 1 ? "1 partition" : "partitions") : "",
-		       nraw ? " copied byte for byte" : "");
+		printf(GI_PROG ": %s -> %s: %llu files (%s of file data), %s %s, %.1f s; made %s",
+		       o.image, o.target, (unsigned long long)run.files, b2, b1,
+		       t.file ? "stored" : "written", gi_now() - t0, run.made[0] ? run.made : "nothing");
+		if (nraw)
+			printf("; %d partition%s copied byte for byte", nraw, nraw > 1 ? "s" : "");
+		printf("\n");
 		if (run.verified)
 			printf(GI_PROG ": --verify: %d filesystem%s match%s the source\n", run.verified,
 			       run.verified > 1 ? "s" : "", run.verified > 1 ? "" : "es");

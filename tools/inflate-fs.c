@@ -619,9 +619,10 @@ int gi_fs_compare(const struct gi_fs *src, const struct gi_fs *made, int final, 
 {
 	if (src->kind == GI_XFS) {
 		const struct gi_xfs *s = &src->x, *m = &made->x;
-		/* stripe alignment and quota accounting are the layout's and the mount's */
+		/* stripe alignment and quota accounting are the layout's and the mount's; the
+		 * attribute bit is set by the first xattr */
 		uint16_t vmask = (uint16_t)~(XFS_SB_VERSION_DALIGNBIT | XFS_SB_VERSION_QUOTABIT |
-					     XFS_SB_VERSION_SECTORBIT);
+					     XFS_SB_VERSION_SECTORBIT | XFS_SB_VERSION_ATTRBIT);
 		uint32_t in_src = s->incompat & ~XFS_IN_META_UUID;
 		uint32_t in_made = m->incompat & ~(final ? 0 : XFS_IN_META_UUID);
 

@@ -335,6 +335,20 @@ int gi_table_write(struct gi_image *img, int fd, const char *path, uint64_t size
 		     fdisk_get_sector_size(cxt), img->sector);
 		goto out;
 	}
+	if (gpt) {
+		/* the source's first usable LBA (libfdisk takes it from a script's header) */
+		struct fdisk_script *sc = fdisk_new_script(cxt);
+		char first[32];
+
+		snprintf(first, sizeof(first), "%llu", (unsigned long long)(img->first_usable / img->sector));
+		if (!sc || fdisk_script_set_header(sc, "first-lba", first) < 0 ||
+		    fdisk_set_script(cxt, sc) < 0) {
+			fdisk_unref_script(sc);
+			fail(err, len, "libfdisk: cannot set the first usable LBA");
+			goto out;
+		}
+		fdisk_unref_script(sc);
+	}
 	if (fdisk_create_disklabel(cxt, img->label) < 0) {
 		fail(err, len, "libfdisk cannot create a %s table on %s", img->label, path);
 		goto out;
