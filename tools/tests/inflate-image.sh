@@ -161,6 +161,8 @@ fidelity)
 	chattr +a "$r/flags/append"
 	chattr +i "$r/flags/immutable"
 	chattr +i "$r/flags/dir-immutable"
+	# a project ID (XFS has them without a feature)
+	[ "$fs" = xfs ] && chattr -p 42 "$r/dir/random"
 	# nanosecond times, last (writes above change them)
 	touch -h -d '2001-02-03 04:05:06.123456789' "$r/dir/link-relative"
 	touch -d '2009-10-11 12:13:14.987654321' "$r/dir/file" "$r/dir/sparse"
