@@ -1182,6 +1182,8 @@ int main(int argc, char **argv)
 	double t0 = gi_now();
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
+	gi_test_kill = getenv("GROWTH_INFLATE_TEST_KILL") &&
+		       !strcmp(getenv("GROWTH_INFLATE_TEST_KILL"), "copy");
 	if (parse(argc, argv, &o) < 0)
 		return GI_EXIT_USAGE;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {

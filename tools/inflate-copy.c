@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +413,8 @@ static int copy_range(struct cp *c, int sfd, int dfd, off_t off, off_t end)
 	return 0;
 }
 
+int gi_test_kill;
+
 static int copy_reg(struct cp *c, int sdir, int ddir, const char *name, const struct stat *st)
 {
 	int sfd, dfd, r = -1;
@@ -450,6 +453,11 @@ static int copy_reg(struct cp *c, int sdir, int ddir, const char *name, const st
 		goto out;
 	}
 	r = set_meta(c, st, sfd, sdir, dfd, ddir, name);
+	if (gi_test_kill) {
+		/* the test hook GROWTH_INFLATE_TEST_KILL=copy: killed half way */
+		fsync(dfd);
+		raise(SIGKILL);
+	}
 out:
 	close(sfd);
 	if (close(dfd) < 0 && r == 0)

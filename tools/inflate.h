@@ -185,6 +185,9 @@ struct gi_copy_stats {
 	uint64_t reflinked, verity, unsupported;
 };
 
+/* GROWTH_INFLATE_TEST_KILL=copy: SIGKILL after the first file (tests only). */
+extern int gi_test_kill;
+
 /* Copy the tree of the directory SRC into DST (an empty filesystem's root), with full
  * fidelity (growth-inflate(8), "What is copied").  REFLINK: the source may share extents
  * (report them).  0, or -1 with err. */
