@@ -1343,7 +1343,7 @@ int main(int argc, char **argv)
 			snprintf(t.disk, sizeof(t.disk), "%.63s", t.diskdev + 5);
 		}
 	}
-	if (t.hints_view && hints_view(&t) < 0)
+	if (t.hints_view && t.disk[0] && hints_view(&t) < 0)
 		return GI_EXIT_FAIL;
 	if (t.h.source != GH_SOURCE_NONE) {
 		gi_fmt_bytes(t.h.max, b1, sizeof(b1));

@@ -166,8 +166,9 @@ struct feat { uint32_t bit; const char *name; int make; };
 static const struct feat ext_compat[] = {
 	{ 0x0001, "dir_prealloc", 1 }, { 0x0002, "imagic_inodes", -1 }, { 0x0004, "has_journal", 1 },
 	{ 0x0008, "ext_attr", 1 }, { 0x0010, "resize_inode", 1 }, { 0x0020, "dir_index", 1 },
-	{ 0x0040, "lazy_bg", -1 }, { 0x0080, "exclude_bitmap", -1 }, { 0x0100, "sparse_super2", 1 },
-	{ 0x0200, "fast_commit", 1 }, { 0x0400, "stable_inodes", 1 }, { 0x0800, "orphan_file", 1 },
+	{ 0x0040, "lazy_bg", -1 }, { 0x0080, "exclude_inode", -1 }, { 0x0100, "exclude_bitmap", -1 },
+	{ 0x0200, "sparse_super2", 1 }, { 0x0400, "fast_commit", 1 }, { 0x0800, "stable_inodes", 1 },
+	{ 0x1000, "orphan_file", 1 },
 	{ 0, NULL, 0 },
 };
 static const struct feat ext_incompat[] = {
@@ -191,7 +192,6 @@ static const struct feat ext_ro_compat[] = {
 #define EXT_IN_CSUM_SEED 0x2000
 #define EXT_RO_METADATA_CSUM 0x0400
 #define EXT_RO_ORPHAN_PRESENT 0x10000
-#define EXT_COMPAT_STABLE_INODES 0x0400
 
 static int ext_read(const unsigned char *b, struct gi_fs *fs, char *err, size_t len)
 {

@@ -72,7 +72,7 @@ if [ "$layout" != bare ]; then
 		# a swap signature without a device: mkswap on a file, copied in
 		tmp=$(mktemp)
 		truncate -s "$swap_bytes" "$tmp"
-		mkswap -U 11111111-2222-4333-8444-5555555555aa "$tmp" > /dev/null
+		mkswap -U 11111111-2222-4333-8444-5555555555aa "$tmp" > /dev/null 2>&1
 		dd if="$tmp" of="$out" bs=512 seek=135168 conv=notrunc,sparse status=none
 		rm -f "$tmp"
 		exit 0
