@@ -1294,7 +1294,9 @@ int main(int argc, char **argv)
 					needed_end = p->start + p->size;
 				continue;
 			}
-			p->new_size = usable_end > p->start ? usable_end - p->start : 0;
+			/* libfdisk aligns the end down to its grain (1 MiB) */
+			p->new_size = usable_end / (1 << 20) * (1 << 20) > p->start ?
+				      usable_end / (1 << 20) * (1 << 20) - p->start : 0;
 			if (!strcmp(img->label, "dos") && p->new_size > 0xffffffffULL * 512)
 				p->new_size = 0xffffffffULL * 512;
 		}

@@ -374,15 +374,12 @@ int gi_table_write(struct gi_image *img, int fd, const char *path, uint64_t size
 		fdisk_partition_set_partno(pa, (size_t)p->partno - 1);
 		fdisk_partition_set_start(pa, p->start / img->sector);
 		if (p->last) {
-			/* to the last usable sector, not aligned down as libfdisk's default end is:
-			 * the partition rule of libblkid gives the last partition what follows it */
-			uint64_t last = (uint64_t)fdisk_get_last_lba(cxt), n;
-
-			n = last >= p->start / img->sector ? last - p->start / img->sector + 1 : 0;
-			if (!gpt && n > 0xffffffffULL)
-				n = 0xffffffffULL;
-			fdisk_partition_set_size(pa, n);
-			fdisk_partition_size_explicit(pa, 1);
+			/* to the end of the disk as fdisk, sfdisk and growpart extend it: libfdisk's
+			 * default end, aligned down to the disk's grain (1 MiB).  The last usable
+			 * sector itself would leave an odd number of sectors, and with a minimum
+			 * hint at the disk's size the series' mkfs.xfs then sees its device 512
+			 * bytes below the partition rule's minimum and ignores the hints. */
+			fdisk_partition_end_follow_default(pa, 1);
 		} else {
 			fdisk_partition_set_size(pa, p->size / img->sector);
 			fdisk_partition_size_explicit(pa, 1);
