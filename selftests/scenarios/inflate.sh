@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # scenario is called through h_main
 # Scenario: growth-inflate on the host writes a GPT image (XFS root, and an ext4 variant) onto hinted virtio disk images; the guest checks contents, UUIDs, labels and geometry against its own plain mkfs there
-# The host builds two cloud-like images (GPT: BIOS boot, vfat ESP, root of about 40 MiB of
+# The host builds two cloud-like images (GPT: BIOS boot, vfat ESP, root of about 16 MiB of
 # files with hard links, xattrs, sparse files and device nodes; XFS and ext4) and inflates
 # each with tools/growth-inflate onto a 20 GiB disk image file, with the hints the guest's
 # disk will have given as options (may grow to 16 TiB in 1 GiB steps).  The guest gets those
@@ -47,7 +47,7 @@ scenario() {
 	for fs in xfs ext4; do
 		img="$GH_WORK/src-$fs.img" dst="$GH_WORK/inflated-$fs.img"
 		# the image as an image builder makes it: Debian's own mkfs, 1 GiB
-		bash "$top/tools/tests/inflate-image.sh" --fs "$fs" --fill 40 --size 1G \
+		bash "$top/tools/tests/inflate-image.sh" --fs "$fs" --fill 16 --size 1G \
 			--label "root-$fs" "$img" > "$GH_WORK/image-$fs.log" 2>&1 ||
 			{ h_fail "inflate: build the $fs source image"; sed 's/^/# /' "$GH_WORK/image-$fs.log"; return; }
 		if "$gi" --size=$size --growth-min=$size --growth-max=$max --growth-increment=$G --verify \
