@@ -1485,7 +1485,7 @@ int main(int argc, char **argv)
 			nraw += img->parts[i].fs.kind == GI_RAW;
 		gi_fmt_bytes(written, b1, sizeof(b1));
 		gi_fmt_bytes(run.st.bytes, b2, sizeof(b2));
-		printf(GI_PROG ": %s -> %s: %llu files (%s of file data), %s %s, %.1f s; made %s",
+		printf(GI_PROG ": %s -> %s: %llu files (%s of file data), %s %s, %.0f s; made %s",
 		       o.image, o.target, (unsigned long long)run.files, b2, b1,
 		       t.file ? "stored" : "written", gi_now() - t0, run.made[0] ? run.made : "nothing");
 		if (nraw)
