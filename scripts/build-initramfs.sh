@@ -58,7 +58,7 @@ done
 
 # The project's own guest programs, when they have been built; blkid and lsblk of the
 # util-linux series (make util-linux) replace busybox's applets of the same name.
-for p in "$top/tools/growth-mkfs" "$out/growth-mkfs" \
+for p in "$top/tools/growth-mkfs" "$out/growth-mkfs" "$top/tools/growth-inflate" \
 	"$out/util-linux/sbin/blkid" "$out/util-linux/bin/lsblk"; do
 	[ -x "$p" ] && copy_with_libs "$p"
 done

@@ -53,11 +53,14 @@ unit "" ./tests/test-growth-hints
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	unit "asan_ubsan: " ./san/tests/test-growth-hints
 
+# --- growth-inflate (tests/inflate.sh: no root for the bad inputs and raw partitions) ---
+. tests/inflate.sh
+
 # --- packaging ---------------------------------------------------------------------
 dest="$tmp/dest"
 if make -s install DESTDIR="$dest" PREFIX=/usr > "$tmp/install.log" 2>&1; then
 	missing=""
-	for f in usr/sbin/growth-mkfs "usr/lib/libgrowthhints.so.$version" "usr/lib/libgrowthhints.so.$soversion" \
+	for f in usr/sbin/growth-mkfs usr/sbin/growth-inflate usr/share/man/man8/growth-inflate.8 "usr/lib/libgrowthhints.so.$version" "usr/lib/libgrowthhints.so.$soversion" \
 		usr/lib/libgrowthhints.so usr/lib/libgrowthhints.a usr/include/growth-hints.h \
 		usr/lib/pkgconfig/growth-hints.pc usr/share/man/man8/growth-mkfs.8 \
 		usr/share/man/man5/growth-hints.hwdb.5 usr/lib/udev/hwdb.d/60-growth-hints.hwdb \
@@ -117,13 +120,15 @@ else
 fi
 
 # The man pages render without warnings and carry the version.
-for m in man/growth-mkfs.8 man/growth-hints.hwdb.5; do
+for m in man/growth-mkfs.8 man/growth-inflate.8 man/growth-hints.hwdb.5; do
 	warn=$(groff -man -Tutf8 -ww -z "$m" 2>&1 || echo "groff failed")
 	if [ -z "$warn" ] && grep -q "growth-hints $version" "$m"; then result 0 "man: ${m#man/} renders cleanly, version $version"
 	else echo "$warn" | diag; result 1 "man: ${m#man/} renders cleanly, version $version"; fi
 done
 if [ "$(./growth-mkfs --version)" = "growth-mkfs $version" ]; then result 0 "growth-mkfs --version says $version"
 else result 1 "growth-mkfs --version says $version"; fi
+if [ "$(./growth-inflate --version)" = "growth-inflate $version" ]; then result 0 "growth-inflate --version says $version"
+else result 1 "growth-inflate --version says $version"; fi
 
 # --- a distribution's build flags -----------------------------------------------------
 # Debian and Fedora pass their flags in the environment; _FORTIFY_SOURCE=3 in CPPFLAGS and
@@ -138,7 +143,7 @@ build_ok() {	# build_ok NAME ENV...
 	local name=$1
 	shift
 	make -s -C "$src" clean > /dev/null 2>&1 || true
-	if env "$@" make -s -C "$src" growth-mkfs libgrowthhints.a > "$tmp/build.log" 2>&1; then
+	if env "$@" make -s -C "$src" growth-mkfs growth-inflate libgrowthhints.a > "$tmp/build.log" 2>&1; then
 		result 0 "build: $name"
 	else
 		first_lines 15 < "$tmp/build.log" | diag
