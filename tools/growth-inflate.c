@@ -724,14 +724,20 @@ static int open_source_fs(struct gi_image *img, struct gi_part *p, const char *w
 	struct gi_argv a = { 0 };
 	struct statvfs sv;
 	char *out = NULL;
+	struct stat st;
 	int rc;
 
 	if (gi_fs_refuse(&p->fs, err, sizeof(err)) < 0) {
 		gi_err("%s: the %s filesystem cannot be inflated: %s", where, p->fstype, err);
 		return -1;
 	}
-	p->src_loop_fd = gi_loop_attach(img->fd, p->start, p->fs.size, 1, 0, p->src_dev,
-					sizeof(p->src_dev), err, sizeof(err));
+	/* a disk's own partitions where it is one (an initramfs may have no loop driver) */
+	if (fstat(img->fd, &st) == 0 && S_ISBLK(st.st_mode))
+		p->src_loop_fd = gi_blk_source(img->fd, p->start, p->fs.size, p->src_dev,
+					       sizeof(p->src_dev), err, sizeof(err));
+	else
+		p->src_loop_fd = gi_loop_attach(img->fd, p->start, p->fs.size, 1, 0, p->src_dev,
+						sizeof(p->src_dev), err, sizeof(err));
 	if (p->src_loop_fd < 0) {
 		gi_err("%s: %s", where, err);
 		return -1;

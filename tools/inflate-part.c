@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <blkid.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libfdisk.h>
@@ -515,4 +516,62 @@ int gi_kernel_parts(struct gi_image *img, int fd, const char *disk, const char *
 		}
 	}
 	return 0;
+}
+
+/*
+ * The kernel's own device for the part of the block device FD that starts at OFF bytes: the
+ * disk itself for 0, else its partition that starts there and holds SIZE bytes.  Opened
+ * read-only (an initramfs may have no loop driver; nothing here writes to the source).
+ */
+int gi_blk_source(int fd, uint64_t off, uint64_t size, char *path, size_t plen, char *err,
+		  size_t len)
+{
+	char link[PATH_MAX], sys[64], attr[512], name[256] = "";
+	uint64_t start, sectors;
+	const char *base;
+	struct stat st, node;
+	struct dirent *d;
+	ssize_t n;
+	DIR *dir;
+	int pfd;
+
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode))
+		return fail(err, len, "not a block device");
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(sys, link, sizeof(link) - 1);
+	if (n < 0)
+		return fail(err, len, "%s: %s", sys, strerror(errno));
+	link[n] = '\0';
+	if (off == 0) {
+		base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+		if (strlen(base) >= sizeof(name))
+			return fail(err, len, "%s: a name too long", sys);
+		memcpy(name, base, strlen(base) + 1);
+	} else {
+		dir = opendir(sys);
+		if (!dir)
+			return fail(err, len, "%s: %s", sys, strerror(errno));
+		while ((d = readdir(dir))) {
+			snprintf(attr, sizeof(attr), "%s/%s/start", sys, d->d_name);
+			if (d->d_name[0] == '.' || read_u64(attr, &start) < 0 || start * 512 != off)
+				continue;
+			snprintf(attr, sizeof(attr), "%s/%s/size", sys, d->d_name);
+			if (read_u64(attr, &sectors) == 0 && sectors * 512 >= size)
+				snprintf(name, sizeof(name), "%s", d->d_name);
+		}
+		closedir(dir);
+		if (!name[0])
+			return fail(err, len, "the kernel has no partition at byte %llu of the source "
+				    "with its %llu bytes (partprobe it)", (unsigned long long)off,
+				    (unsigned long long)size);
+	}
+	snprintf(path, plen, "/dev/%s", name);
+	pfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (pfd < 0)
+		return fail(err, len, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(pfd, &node) < 0 || !S_ISBLK(node.st_mode)) {
+		close(pfd);
+		return fail(err, len, "%s is not a block device", path);
+	}
+	return pfd;
 }

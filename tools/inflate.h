@@ -119,6 +119,11 @@ void gi_sibling(const char *prog, const char *name, char *out, size_t len);
  * path in PATH, an open descriptor returned (or -1 with err). */
 int gi_loop_attach(int fd, uint64_t off, uint64_t sizelimit, int ro, int partscan,
 		   char *path, size_t plen, char *err, size_t len);
+/* The source FD is a block device: its own device (the disk for OFF 0, else the kernel's
+ * partition that starts at OFF and holds SIZE bytes) opened read-only, its path in PATH
+ * (or -1 with err). */
+int gi_blk_source(int fd, uint64_t off, uint64_t size, char *path, size_t plen, char *err,
+		  size_t len);
 
 /* ---- partition tables (inflate-part.c) ---- */
 struct gi_part {

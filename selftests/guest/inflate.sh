@@ -3,7 +3,8 @@
 # the ext4 image, the disk's hints, the partition table's GUIDs, the root filesystem's UUID and
 # label, its files against the host's manifest of the source (busybox stat and sha256sum),
 # the series' xfs_repair -n / e2fsck -fn, and the geometry against the series' mkfs run with
-# no options on a blank twin disk (same size, hints and partition table).
+# no options on a blank twin disk (same size, hints and partition table).  Then growth-inflate
+# run here: the XFS image (serial "src-xfs") onto a blank hinted disk (serial "guest-xfs").
 # gh.size= gh.max= (bytes)  gh.uuid_FS= gh.label_FS= gh.ptuuid_FS= gh.partuuid_FS=
 # gh.manifest_len= (bytes of the manifest disk, serial "manifest")
 # shellcheck source=SCRIPTDIR/lib/gh.sh
@@ -87,5 +88,24 @@ for fs in xfs ext4; do
 	fi
 	diag "$fs: inflated: $got"
 	t_eq "$fs: the layout plain mkfs makes on the hinted twin" "$got" "$want"
+	[ "$fs" = xfs ] && host_xfs=$(xfs_geom "${disk}3")
 done
+
+# growth-inflate in the guest: the XFS image on a disk of its own onto a blank hinted disk,
+# with the disk's hints read from sysfs (no hint options)
+src=$(gh_disk src-xfs) && tgt=$(gh_disk guest-xfs) || { t_fail "guest: source and target disks present"; gh_done; exit; }
+if growth-inflate --verify --mkfs-xfs="$SERIES/sbin/mkfs.xfs" --mke2fs="$SERIES/sbin/mke2fs" \
+	"/dev/$src" "/dev/$tgt" > /tmp/inflate.log 2>&1; then
+	t_ok "guest: growth-inflate --verify from /dev/$src onto /dev/$tgt"
+else
+	sed 's/^/# /' /tmp/inflate.log
+	t_fail "guest: growth-inflate --verify from /dev/$src onto /dev/$tgt"
+fi
+t_eq "guest: growth-inflate read the disk's hints from sysfs" \
+	"$(grep -c 'growth hints min 20 GiB, max 16 TiB' /tmp/inflate.log)" 1
+gh_poll 50 test -b "/dev/${tgt}3" || true
+t_eq "guest: the root filesystem's UUID is the image's" \
+	"$(blkid -p -o value -s UUID "/dev/${tgt}3")" "$(gh_param uuid_xfs)"
+t_cmd "guest: the series' xfs_repair -n finds nothing" "$SERIES/sbin/xfs_repair" -n "/dev/${tgt}3"
+t_eq "guest: the layout the host's growth-inflate made on the same disk" "$(xfs_geom "${tgt}3")" "${host_xfs:-}"
 gh_done

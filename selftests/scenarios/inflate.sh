@@ -10,7 +10,9 @@
 # both sides).  It checks: the hints; the partition table's GUIDs; each root's UUID and label;
 # the files against the manifest; the series' xfs_repair -n / e2fsck -fn; and that the
 # series' mkfs with no options on the blank twin makes the same AGs (XFS) or block groups and
-# growth reserve (ext4) as the inflated filesystem has.
+# growth reserve (ext4) as the inflated filesystem has.  Then the guest itself inflates the XFS
+# image from a disk of its own onto a blank hinted disk, as a first boot without host tooling
+# would: the hints from sysfs, the image's identity, the host's layout.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
@@ -47,7 +49,7 @@ scenario() {
 	for fs in xfs ext4; do
 		img="$GH_WORK/src-$fs.img" dst="$GH_WORK/inflated-$fs.img"
 		# the image as an image builder makes it: Debian's own mkfs, 1 GiB
-		bash "$top/tools/tests/inflate-image.sh" --fs "$fs" --fill 16 --size 1G \
+		bash "$top/tools/tests/inflate-image.sh" --fs "$fs" --fill 8 --size 1G \
 			--label "root-$fs" "$img" > "$GH_WORK/image-$fs.log" 2>&1 ||
 			{ h_fail "inflate: build the $fs source image"; sed 's/^/# /' "$GH_WORK/image-$fs.log"; return; }
 		if "$gi" --size=$size --growth-min=$size --growth-max=$max --growth-increment=$G --verify \
@@ -73,8 +75,11 @@ scenario() {
 		losetup -d "$lo"
 		append="$append gh.uuid_$fs=$root_uuid gh.label_$fs=root-$fs gh.ptuuid_$fs=$(sfdisk --disk-id "$img" | tr 'A-Z' 'a-z')"
 		append="$append gh.partuuid_$fs=$(sfdisk --part-uuid "$img" 3 | tr 'A-Z' 'a-z')"
-		rm -f "$img"
+		# the XFS image stays: the guest inflates it itself, from its own disk
+		[ "$fs" = xfs ] || rm -f "$img"
 	done
+	rm -f "$GH_WORK/guest-xfs.img"
+	truncate -s $size "$GH_WORK/guest-xfs.img"
 	# the manifest on a small disk of its own
 	truncate -s 16M "$GH_WORK/manifest.img"
 	dd if="$mf" of="$GH_WORK/manifest.img" conv=notrunc status=none
@@ -86,7 +91,9 @@ scenario() {
 		--disk "virtio:id=vd1:serial=inf-ext4:file=$GH_WORK/inflated-ext4.img:props=$hp" \
 		--disk "virtio:id=vd2:serial=blank-xfs:file=$GH_WORK/blank-xfs.img:props=$hp" \
 		--disk "virtio:id=vd3:serial=blank-ext4:file=$GH_WORK/blank-ext4.img:props=$hp" \
-		--disk "virtio:id=vd4:serial=manifest:file=$GH_WORK/manifest.img"
+		--disk "virtio:id=vd4:serial=manifest:file=$GH_WORK/manifest.img" \
+		--disk "virtio:id=vd5:serial=src-xfs:file=$GH_WORK/src-xfs.img" \
+		--disk "virtio:id=vd6:serial=guest-xfs:file=$GH_WORK/guest-xfs.img:props=$hp"
 	vm_results ""
 	[ "$VM_STATUS" = 0 ] || h_fail "the guest test exited with status $VM_STATUS"
 }

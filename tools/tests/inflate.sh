@@ -18,7 +18,8 @@ export GROWTH_INFLATE_MKFS_XFS=mkfs.xfs GROWTH_INFLATE_MKE2FS=mke2fs
 [ -x "$gi_out/xfsprogs/sbin/mkfs.xfs" ] && GROWTH_INFLATE_MKFS_XFS="$gi_out/xfsprogs/sbin/mkfs.xfs"
 [ -x "$gi_out/e2fsprogs/sbin/mke2fs" ] && GROWTH_INFLATE_MKE2FS="$gi_out/e2fsprogs/sbin/mke2fs"
 [ -f "$gi_out/e2fsprogs/etc/mke2fs.conf" ] && export MKE2FS_CONFIG="$gi_out/e2fsprogs/etc/mke2fs.conf"
-# Debian's own checkers for the grown copies
+# Debian's own checkers for the grown copies: this machine's (Debian 12) and Debian 13's
+# (selftests/lib/debian-tools.sh, the stock-compat suite's copy of trixie's programs)
 stock_repair=/usr/sbin/xfs_repair stock_fsck=/usr/sbin/e2fsck
 [ -x "$stock_fsck" ] || stock_fsck=/sbin/e2fsck
 
@@ -114,7 +115,9 @@ gi_root_tests=(
 	"XFS on a hinted file target: the layout of the series' mkfs.xfs on the same hinted partition"
 	"ext4 on a hinted file target: the layout of the series' mke2fs on the same hinted partition"
 	"a grown XFS copy passes Debian's xfs_repair -n"
+	"a grown XFS copy passes Debian 13's xfs_repair -n"
 	"a grown ext4 copy passes Debian's e2fsck -fn"
+	"a grown ext4 copy passes Debian 13's e2fsck -fn"
 	"MBR image: disk identifier, types and active flag carried"
 	"bare XFS image onto a hinted block device (hints from sysfs through libblkid)"
 	"a source that needs repair (XFS dirty log): status 3, nothing written"
@@ -258,10 +261,12 @@ for fs in xfs ext4; do
 done
 
 # A grown copy: the file to 256 GiB, the GPT backup moved, partition 3 to the end, growfs;
-# then Debian 12's own checker.
+# then Debian 12's own checker, and Debian 13's.
+trixie_bin=$(bash ../selftests/lib/debian-tools.sh trixie 2> "$gi_t/trixie.err") || trixie_bin=""
 for fs in xfs ext4; do
 	name=$( [ $fs = xfs ] && echo "a grown XFS copy passes Debian's xfs_repair -n" || echo "a grown ext4 copy passes Debian's e2fsck -fn")
-	if [ ! -f "$gi_t/dst-$fs.img" ]; then result 1 "inflate: $name"; continue; fi
+	name13=$( [ $fs = xfs ] && echo "a grown XFS copy passes Debian 13's xfs_repair -n" || echo "a grown ext4 copy passes Debian 13's e2fsck -fn")
+	if [ ! -f "$gi_t/dst-$fs.img" ]; then result 1 "inflate: $name"; result 1 "inflate: $name13"; continue; fi
 	ok=1
 	truncate -s 256G "$gi_t/dst-$fs.img"
 	{ sfdisk -q --relocate gpt-bak-std "$gi_t/dst-$fs.img" && echo ", +" | sfdisk -q -N 3 --no-reread --no-tell-kernel "$gi_t/dst-$fs.img"; } > "$gi_t/grow.log" 2>&1 || ok=0
@@ -281,6 +286,14 @@ for fs in xfs ext4; do
 	fi
 	if [ $ok = 1 ]; then result 0 "inflate: $name ($what)"
 	else diag < "$gi_t/grow.log"; result 1 "inflate: $name"; fi
+	check=$([ $fs = xfs ] && echo "xfs_repair -n" || echo "e2fsck -fn")
+	if [ -z "$trixie_bin" ]; then
+		result skip "inflate: $name13" "Debian 13's programs are not available: $(tail -n 1 "$gi_t/trixie.err")"
+	elif "$trixie_bin/${check%% *}" "${check#* }" "$l" > "$gi_t/grow13.log" 2>&1; then
+		result 0 "inflate: $name13 ($("$trixie_bin/${check%% *}" -V 2>&1 | first_lines 1))"
+	else
+		diag < "$gi_t/grow13.log"; result 1 "inflate: $name13"
+	fi
 	gi_cleanup
 	rm -f "$gi_t/dst-$fs.img" "$gi_t/src-$fs.img"
 done
