@@ -790,6 +790,12 @@ static int zero_range(struct target *t, int fd, uint64_t off, uint64_t len)
 		return 0;
 	if (t->file && t->loopfd < 0)
 		return 0;	/* a fresh sparse file reads zeros */
+	/*
+	 * Unmapped where the device can guarantee zeros that way (a thin cloud volume keeps
+	 * nothing), else written as zeros by the device or, last, by us.
+	 */
+	if (!fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
+		return 0;
 	{
 		uint64_t r[2] = { off, len };
 
