@@ -130,6 +130,7 @@ bench: deps tools kernel qemu initramfs xfsprogs e2fsprogs
 	@$(S)/bench.sh
 	@$(S)/bench-cost.sh
 	@$(S)/bench-io.sh
+	@$(S)/bench-inflate.sh
 
 clean:
 	rm -rf build
