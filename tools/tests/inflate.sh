@@ -125,6 +125,7 @@ gi_root_tests=(
 	"a mounted target: status 4"
 	"a target held open exclusively: status 4"
 	"a run killed half way leaves no source identity (interim table, temporary UUID)"
+	"a target smaller than the root's used data: status 4, nothing written"
 )
 gi_why=""
 [ "$(id -u)" = 0 ] || gi_why="needs root (loop devices, mounts)"
@@ -393,4 +394,14 @@ else
 	{ echo "status $rc; uuid $uuid (source $src_uuid); loops left: $left"; echo "$table"; cat "$gi_t/out"; } | diag
 	result 1 "inflate: $name"
 fi
+
+# A target that holds the partitions before the last but not the root's used data (with the
+# smallest filesystem its mkfs makes): refused before anything is written.
+head -c 1M /dev/urandom > "$gi_t/keep.img"
+truncate -s 200M "$gi_t/keep.img"
+sum=$(sha256sum < "$gi_t/keep.img")
+gi_expect "a target smaller than the root's used data: status 4, nothing written" 4 \
+	"used data ([0-9]* inodes) of the last need" -- "$gi_t/src.img" "$gi_t/keep.img"
+[ "$(sha256sum < "$gi_t/keep.img")" = "$sum" ] ||
+	{ echo "the target changed" | diag; result 1 "inflate: the too small target was not written"; }
 rm -f "$gi_t"/*.img
