@@ -50,10 +50,10 @@ for fs in xfs ext4; do
 	t_eq "$fs: the disk's hints (min, max, increment)" "$(gh_hints "$disk" | tr -s ' ' | sed 's/^ //')" \
 		"$size $max $((1 << 30))"
 	gh_poll 50 test -b "/dev/${disk}3" || true
-	t_eq "$fs: the disk GUID is the image's" "$(blkid -p -o value -s PTUUID "/dev/$disk" | tr 'A-Z' 'a-z')" \
+	t_eq "$fs: the disk GUID is the image's" "$(blkid -p -o value -s PTUUID "/dev/$disk" | tr '[:upper:]' '[:lower:]')" \
 		"$(gh_param "ptuuid_$fs")"
 	t_eq "$fs: partition 3's GUID is the image's" \
-		"$(blkid -p -o value -s PART_ENTRY_UUID "/dev/${disk}3" | tr 'A-Z' 'a-z')" "$(gh_param "partuuid_$fs")"
+		"$(blkid -p -o value -s PART_ENTRY_UUID "/dev/${disk}3" | tr '[:upper:]' '[:lower:]')" "$(gh_param "partuuid_$fs")"
 	end=$(($(cat "/sys/block/$disk/${disk}3/start") + $(cat "/sys/block/$disk/${disk}3/size")))
 	t_eq "$fs: partition 3 is extended to the end (aligned down to 1 MiB, as sfdisk does)" \
 		"$end" "$((($(cat "/sys/block/$disk/size") - 33) / 2048 * 2048))"
@@ -93,7 +93,11 @@ done
 
 # growth-inflate in the guest: the XFS image on a disk of its own onto a blank hinted disk,
 # with the disk's hints read from sysfs (no hint options)
-src=$(gh_disk src-xfs) && tgt=$(gh_disk guest-xfs) || { t_fail "guest: source and target disks present"; gh_done; exit; }
+if ! src=$(gh_disk src-xfs) || ! tgt=$(gh_disk guest-xfs); then
+	t_fail "guest: source and target disks present"
+	gh_done
+	exit
+fi
 if growth-inflate --verify --mkfs-xfs="$SERIES/sbin/mkfs.xfs" --mke2fs="$SERIES/sbin/mke2fs" \
 	"/dev/$src" "/dev/$tgt" > /tmp/inflate.log 2>&1; then
 	t_ok "guest: growth-inflate --verify from /dev/$src onto /dev/$tgt"

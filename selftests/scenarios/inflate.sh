@@ -73,8 +73,8 @@ scenario() {
 		{ echo "== $fs"; manifest "$GH_WORK/mnt"; } >> "$mf"
 		umount "$GH_WORK/mnt"
 		losetup -d "$lo"
-		append="$append gh.uuid_$fs=$root_uuid gh.label_$fs=root-$fs gh.ptuuid_$fs=$(sfdisk --disk-id "$img" | tr 'A-Z' 'a-z')"
-		append="$append gh.partuuid_$fs=$(sfdisk --part-uuid "$img" 3 | tr 'A-Z' 'a-z')"
+		append="$append gh.uuid_$fs=$root_uuid gh.label_$fs=root-$fs gh.ptuuid_$fs=$(sfdisk --disk-id "$img" | tr '[:upper:]' '[:lower:]')"
+		append="$append gh.partuuid_$fs=$(sfdisk --part-uuid "$img" 3 | tr '[:upper:]' '[:lower:]')"
 		# the XFS image stays: the guest inflates it itself, from its own disk
 		[ "$fs" = xfs ] || rm -f "$img"
 	done
