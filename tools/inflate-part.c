@@ -82,6 +82,9 @@ int gi_loop_attach(int fd, uint64_t off, uint64_t sizelimit, int ro, int partsca
 		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (ro ? LO_FLAGS_READ_ONLY : 0) |
 				    (partscan ? LO_FLAGS_PARTSCAN : 0);
 		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+			/* a source is read once: not through a second page cache */
+			if (ro)
+				ioctl(lfd, LOOP_SET_DIRECT_IO, 1UL);
 			close(ctl);
 			return lfd;
 		}
