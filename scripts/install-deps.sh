@@ -7,7 +7,9 @@
 # last one what blktests runs beyond those (in its guest, whose root is the host's) and lvm2,
 # which dm/005 and the lvm scenario (in the test guest's initramfs) use, and stress-ng, which
 # scripts/stress-suites.sh loads the machine with, bmap-tools and cloud-guest-utils (growpart),
-# two of the deployment paths scripts/bench-inflate.sh compares growth-inflate with.
+# two of the deployment paths scripts/bench-inflate.sh compares growth-inflate with, and
+# libfdisk-dev and dosfstools, which growth-inflate (its partition tables) and its tests (the
+# images' EFI system partitions) need.
 # The line that starts with libxml2-dev is what libvirt (libvirt/BASE) needs for a build of
 # its QEMU driver, daemon and virsh, beyond glib, meson, ninja, perl and python3 above:
 # libxml2 with xmllint, xsltproc, gnutls, json-c (the QEMU driver), libtirpc (XDR for
@@ -24,7 +26,7 @@ pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio ccache libglib2.0
 	libxml2-dev libxml2-utils xsltproc libgnutls28-dev libjson-c-dev libtirpc-dev libnl-3-dev libnl-route-3-dev
 	xfslibs-dev libattr1-dev libacl1-dev libaio-dev libcap-dev liburing-dev libgdbm-dev
 	libgdbm-compat-dev libtool-bin acl attr gawk fio psmisc dmsetup xfsdump
-	mdadm parted lvm2 stress-ng bmap-tools cloud-guest-utils)
+	mdadm parted lvm2 stress-ng bmap-tools cloud-guest-utils libfdisk-dev dosfstools)
 backports=(meson python3-pycotap)
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]; }
