@@ -25,6 +25,14 @@ qsd_qmp="$GH_WORK/qsd-qmp.sock"
 vu_serial=vhost_user_blk
 
 virsh() { "$lv_obj/tools/virsh" -q -c "qemu:///system?socket=$lv_sock" "$@"; }
+# show ARGS...: virsh ARGS, and the command with its output in transcript.txt (for the user
+# guide, section 1.4); returns virsh's status.
+show() {
+	local out rc=0
+	out=$(virsh "$@" 2>&1) || rc=$?
+	printf '$ virsh %s\n%s\n\n' "$*" "$out" >> "$GH_WORK/transcript.txt"
+	return $rc
+}
 
 # rec NAME ok|fail [DIAG]: a host result, kept in a file because the on_wait handlers run in
 # their own processes; printed after the guest's.
@@ -47,8 +55,14 @@ hints_xml() {
 # both_xml DEV: "live MIN MAX INC / inactive MIN MAX INC"
 both_xml() { echo "live $(hints_xml "$1") / inactive $(hints_xml "$1" --inactive)"; }
 
-# growth DEV [OPTIONS...]: virsh domblkgrowth; prints virsh's errors.
-growth() { { virsh domblkgrowth "$dom" "$@" >/dev/null; } 2>&1; }
+# growth DEV [OPTIONS...]: virsh domblkgrowth (in the transcript); prints virsh's errors.
+growth() {
+	local out rc=0
+	out=$(virsh domblkgrowth "$dom" "$@" 2>&1) || rc=$?
+	printf '$ virsh domblkgrowth %s %s\n%s\n\n' "$dom" "$*" "$out" >> "$GH_WORK/transcript.txt"
+	[ $rc = 0 ] || echo "$out"
+	return $rc
+}
 # growth_ok NAME DEV OPTIONS...: a change that must succeed.
 growth_ok() {
 	local name=$1 err
@@ -108,6 +122,8 @@ on_wait_change() {
 	rec_eq "refused changes: QEMU keeps the values" "$(qmp_hints virtio-disk0)" "$((2 * G)) $((32 * T)) $((2 * G))"
 	rec_eq "refused changes: dumpxml and dumpxml --inactive keep the values" "$(both_xml vda)" \
 		"live $((2 * G)) $((32 * T)) $((2 * G)) / inactive $((2 * G)) $((32 * T)) $((2 * G))"
+	show dumpxml "$dom" --xpath "//disk[target/@dev='vda']/growth_hints" || true
+	show domblkgrowth "$dom" vda --config || true
 	rec_eq "domblkgrowth prints the live values, the size and advertised" \
 		"$(virsh domblkgrowth "$dom" vda | tr -s ' ' | tr '\n' ' ')" \
 		"min : $((2 * G)) max : $((32 * T)) increment : $((2 * G)) size : $((10 * G)) advertised : yes "
@@ -134,12 +150,16 @@ on_wait_freeze() {
 	out=$(export_set e0 0 $((10 * G)) $G) || { echo "vhost-user: $out"; return 1; }
 	# vdc (512 MiB, at most 768 MiB): a resize beyond the maximum is not refused, but virsh
 	# warns, and the guest no longer sees the hints
+	show domblkgrowth "$dom" vdc || true
 	out=$(virsh blockresize "$dom" vdc 1G 2>&1) || { echo "blockresize: $out"; return 1; }
+	printf '$ virsh blockresize %s vdc 1G\n%s\n\n' "$dom" "$out" >> "$GH_WORK/transcript.txt"
+	show domblkgrowth "$dom" vdc || true
 	if [[ $out == *"beyond the growth hint maximum of 'vdc' ($((768 * M)) bytes)"* ]]; then
 		rec "blockresize beyond the maximum warns" ok
 	else
 		rec "blockresize beyond the maximum warns" fail "got: $out"
 	fi
+	show domstats "$dom" --block || true
 	out=$(virsh domstats "$dom" --block | tr -d ' ')
 	local i
 	i=$(grep -o '^block\.[0-9]*\.name=vdc$' <<< "$out" | cut -d. -f2)
@@ -375,6 +395,7 @@ scenario() {
 		"$(disk_xml sda scsi sd0 $G $((16 * T)) $G)" \
 		"$(vhost_xml vdb "$GH_WORK/vu0.sock")" \
 		"$(disk_xml vdc virtio vd2 0 $((768 * M)) 0 "$GH_WORK/vd2.img")" > "$GH_WORK/domain.xml"
+	printf '$ virsh define ide.xml\n%s\n\n' "$(virsh define "$GH_WORK/ide.xml" 2>&1)" >> "$GH_WORK/transcript.txt"
 	local err
 	if ! err=$(virsh define "$GH_WORK/domain.xml" 2>&1); then
 		h_diag "define: $err"
@@ -388,6 +409,7 @@ scenario() {
 		block-set-growth-hints query-growth-hints; do
 		h_eq "capabilities of the series' QEMU: $f" "$(grep -c "flag name='$f'" <<< "$caps")" 1
 	done
+	show domcapabilities --emulatorbin "$GH_QEMU" --virttype qemu --xpath "//devices/disk/enum[@name='growthHints']" || true
 	h_eq "domain capabilities: the disks that can have growth hints" \
 		"$(virsh domcapabilities --emulatorbin "$GH_QEMU" --virttype qemu |
 			xmllint --xpath "//devices/disk/enum[@name='growthHints']/value/text()" - 2>/dev/null | tr '\n' ' ')" \
@@ -403,6 +425,7 @@ scenario() {
 	h_ok "domain started"
 	local qpid
 	qpid=$(cat "$lv_prefix/run/libvirt/qemu/$dom.pid")
+	tr '\0' '\n' < "/proc/$qpid/cmdline" | grep -e '-device.*x-growth' -e 'x-growth' >> "$GH_WORK/transcript.txt" || true
 	h_eq "QEMU command line: x-growth-hints and the values on vda and sda" \
 		"$(tr '\0' '\n' < "/proc/$qpid/cmdline" | grep -c '"x-growth-hints":true,"x-growth-min":1073741824,"x-growth-max":17592186044416,"x-growth-increment":1073741824')" 2
 	h_eq "QEMU command line: x-growth-hints alone on the vhost-user disk" \
