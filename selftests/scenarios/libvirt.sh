@@ -165,7 +165,7 @@ on_wait_freeze() {
 	i=$(grep -o '^block\.[0-9]*\.name=vdc$' <<< "$out" | cut -d. -f2)
 	rec_eq "domstats: growth_hints of vdc after the resize" \
 		"$(grep "^block\.$i\.growth_hints\." <<< "$out" | tr '\n' ' ')" \
-		"block.$i.growth_hints.min=0 block.$i.growth_hints.max=$((768 * M)) block.$i.growth_hints.increment=0 block.$i.growth_hints.advertised=0 "
+		"block.$i.growth_hints.min=0 block.$i.growth_hints.max=$((768 * M)) block.$i.growth_hints.increment=0 block.$i.growth_hints.advertised=no "
 }
 
 # disk_xml DEV BUS SERIAL MIN MAX INC [IMAGE]: a file <disk> with <growth_hints>.
