@@ -123,6 +123,7 @@ on_wait_change() {
 	rec_eq "refused changes: dumpxml and dumpxml --inactive keep the values" "$(both_xml vda)" \
 		"live $((2 * G)) $((32 * T)) $((2 * G)) / inactive $((2 * G)) $((32 * T)) $((2 * G))"
 	show dumpxml "$dom" --xpath "//disk[target/@dev='vda']/growth_hints" || true
+	show domblkgrowth "$dom" vda || true
 	show domblkgrowth "$dom" vda --config || true
 	rec_eq "domblkgrowth prints the live values, the size and advertised" \
 		"$(virsh domblkgrowth "$dom" vda | tr -s ' ' | tr '\n' ' ')" \
@@ -141,6 +142,9 @@ on_wait_freeze() {
 	out=$(virsh qemu-monitor-command "$dom" \
 		"{\"execute\": \"block-set-growth-hints\", \"arguments\": {\"id\": \"scsi0-0-0-0\", \"min\": 0, \"max\": $((10 * G)), \"increment\": $G}}" 2>&1) ||
 		{ echo "sda: $out"; return 1; }
+	printf '$ virsh qemu-monitor-command %s %s\n%s\n\n' "$dom" \
+		"'{\"execute\": \"block-set-growth-hints\", \"arguments\": {\"id\": \"scsi0-0-0-0\", \"min\": 0, \"max\": $((10 * G)), \"increment\": $G}}'" \
+		"$out" >> "$GH_WORK/transcript.txt"
 	while [ "$(hints_xml sda)" != "0 $((10 * G)) $G" ] && [ "$n" -lt 50 ]; do
 		sleep 0.1
 		n=$((n + 1))
