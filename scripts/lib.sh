@@ -116,7 +116,7 @@ base_get() { sed -n "/^$2=/{s///p;q}" "$1"; }
 # and let the hygiene suite's pipe check find the others.
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }	# median N...
 # libvirt's test programs that the libvirt series touches (build-libvirt.sh, test-libvirt.sh)
-libvirt_tests() { echo genericxml2xmltest qemuxmlconftest qemuhotplugtest qemumonitorjsontest qemucapabilitiestest virschematest; }
+libvirt_tests() { echo genericxml2xmltest qemuxmlconftest qemuhotplugtest qemumonitorjsontest qemugrowthhintstest qemucapabilitiestest domaincapstest virschematest; }
 first_line() { sed -n 1p; }				# the first line
 first_lines() { sed -n "1,${1}p"; }			# first_lines N: the first N lines
 matches() { grep -c "$@" >/dev/null; }		# matches [GREP-OPTS] PATTERN: a line matches
