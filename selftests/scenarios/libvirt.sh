@@ -60,8 +60,8 @@ growth() {
 	local out rc=0
 	out=$(virsh domblkgrowth "$dom" "$@" 2>&1) || rc=$?
 	printf '$ virsh domblkgrowth %s %s\n%s\n\n' "$dom" "$*" "$out" >> "$GH_WORK/transcript.txt"
-	[ $rc = 0 ] || echo "$out"
-	return $rc
+	[ "$rc" = 0 ] || echo "$out"
+	return "$rc"
 }
 # growth_ok NAME DEV OPTIONS...: a change that must succeed.
 growth_ok() {
@@ -151,7 +151,7 @@ on_wait_freeze() {
 	done
 	rec_eq "GROWTH_HINTS_CHANGED: dumpxml follows QEMU (sda)" "$(both_xml sda)" \
 		"live 0 $((10 * G)) $G / inactive $G $((16 * T)) $G"
-	out=$(export_set e0 0 $((10 * G)) $G) || { echo "vhost-user: $out"; return 1; }
+	out=$(export_set e0 0 $((10 * G)) "$G") || { echo "vhost-user: $out"; return 1; }
 	# vdc (512 MiB, at most 768 MiB): a resize beyond the maximum is not refused, but virsh
 	# warns, and the guest no longer sees the hints
 	show domblkgrowth "$dom" vdc || true
