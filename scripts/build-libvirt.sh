@@ -36,6 +36,10 @@ opts=(-Dprefix="$prefix" -Drunstatedir="$prefix/run" -Dbuildtype=plain -Doptimiz
 	-Dinit_script=none -Dqemu_user=root -Dqemu_group=root)
 for o in "${off[@]}"; do opts+=("-D$o=disabled"); done
 meson_setup_once libvirt "$src" "$obj" "${opts[@]}"
+# In a tree built before, a meson.build that changed since (a patch that adds a test, in
+# check-series.sh) is read again first: introspection reads what the last setup wrote.
+ninja -C "$obj" build.ninja >"$obj/regenerate.log" 2>&1 ||
+	{ first_lines 30 < "$obj/regenerate.log" >&2; die "libvirt: meson could not read the tree again; see $obj/regenerate.log"; }
 # The programs of the scenario, and the tests of the series (scripts/test-libvirt.sh) with
 # what meson says they depend on (the test mocks), as ninja's file names.
 mapfile -t targets < <(meson introspect --tests --targets "$obj" | python3 -c '
