@@ -32,18 +32,6 @@ static uint32_t le32(const unsigned char *p)
 	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static void uuid_fmt(const uint8_t *u, char *out)
 {
 	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
@@ -93,7 +81,7 @@ static int xfs_read(const unsigned char *b, struct gi_fs *fs, char *err, size_t 
 	struct gi_xfs *x = &fs->x;
 
 	if (memcmp(b, "XFSB", 4))
-		return fail(err, len, "no XFS superblock");
+		return gi_fail(err, len, "no XFS superblock");
 	x->blocksize = be32(b + 4);
 	x->dblocks = be64(b + 8);
 	x->rblocks = be64(b + 16);
@@ -124,7 +112,7 @@ static int xfs_read(const unsigned char *b, struct gi_fs *fs, char *err, size_t 
 	}
 	if (x->blocksize < 512 || x->blocksize > 65536 || (x->blocksize & (x->blocksize - 1)) ||
 	    x->sectsize < 512 || x->inodesize < 256 || !x->agcount || !x->dblocks)
-		return fail(err, len, "inconsistent XFS superblock (block size %u, sector size %u, "
+		return gi_fail(err, len, "inconsistent XFS superblock (block size %u, sector size %u, "
 			    "inode size %u, %u AGs)", x->blocksize, x->sectsize, x->inodesize,
 			    x->agcount);
 	fs->size = x->dblocks * x->blocksize;
@@ -137,25 +125,25 @@ static int xfs_refuse(const struct gi_fs *fs, char *err, size_t len)
 	unsigned v = x->versionnum & XFS_SB_VERSION_NUMBITS;
 
 	if (x->inprogress)
-		return fail(err, len, "the XFS superblock says mkfs did not finish (sb_inprogress)");
+		return gi_fail(err, len, "the XFS superblock says mkfs did not finish (sb_inprogress)");
 	if (v != 4 && v != 5)
-		return fail(err, len, "XFS version %u is not supported", v);
+		return gi_fail(err, len, "XFS version %u is not supported", v);
 	if (x->incompat & XFS_IN_NEEDSREPAIR)
-		return fail(err, len, "the XFS filesystem needs repair (needsrepair flag): run xfs_repair on it");
+		return gi_fail(err, len, "the XFS filesystem needs repair (needsrepair flag): run xfs_repair on it");
 	if (x->log_incompat)
-		return fail(err, len, "the XFS log needs recovery (log incompat features 0x%x): mount it once or run xfs_repair",
+		return gi_fail(err, len, "the XFS log needs recovery (log incompat features 0x%x): mount it once or run xfs_repair",
 			    x->log_incompat);
 	if (x->incompat & ~XFS_IN_KNOWN)
-		return fail(err, len, "unknown XFS incompatible features 0x%x", x->incompat & ~XFS_IN_KNOWN);
+		return gi_fail(err, len, "unknown XFS incompatible features 0x%x", x->incompat & ~XFS_IN_KNOWN);
 	if (x->ro_compat & ~XFS_RO_KNOWN)
-		return fail(err, len, "unknown XFS read-only compatible features 0x%x",
+		return gi_fail(err, len, "unknown XFS read-only compatible features 0x%x",
 			    x->ro_compat & ~XFS_RO_KNOWN);
 	if (x->compat)
-		return fail(err, len, "unknown XFS compatible features 0x%x", x->compat);
+		return gi_fail(err, len, "unknown XFS compatible features 0x%x", x->compat);
 	if (!x->logstart)
-		return fail(err, len, "an XFS filesystem with an external log is not supported");
+		return gi_fail(err, len, "an XFS filesystem with an external log is not supported");
 	if (x->rblocks)
-		return fail(err, len, "an XFS filesystem with a realtime section is not supported");
+		return gi_fail(err, len, "an XFS filesystem with a realtime section is not supported");
 	return 0;
 }
 
@@ -199,7 +187,7 @@ static int ext_read(const unsigned char *b, struct gi_fs *fs, char *err, size_t 
 	uint32_t log;
 
 	if (le16(b + 56) != 0xef53)
-		return fail(err, len, "no ext2/3/4 superblock");
+		return gi_fail(err, len, "no ext2/3/4 superblock");
 	e->inodes_count = le32(b + 0);
 	e->blocks = le32(b + 4);
 	e->r_blocks = le32(b + 8);
@@ -242,7 +230,7 @@ static int ext_read(const unsigned char *b, struct gi_fs *fs, char *err, size_t 
 	e->encoding = le16(b + 636);
 	e->encoding_flags = le16(b + 638);
 	if (log > 6 || !e->blocks || !e->blocks_per_group || !e->inodes_per_group)
-		return fail(err, len, "inconsistent ext superblock (log block size %u, %llu blocks)",
+		return gi_fail(err, len, "inconsistent ext superblock (log block size %u, %llu blocks)",
 			    log, (unsigned long long)e->blocks);
 	e->blocksize = 1024u << log;
 	e->groups = (uint32_t)((e->blocks - le32(b + 20) + e->blocks_per_group - 1) /
@@ -276,22 +264,22 @@ static int ext_refuse(const struct gi_fs *fs, char *err, size_t len)
 	int i;
 
 	if (e->incompat & EXT_IN_RECOVER)
-		return fail(err, len, "the journal needs recovery (needs_recovery): run e2fsck on it");
+		return gi_fail(err, len, "the journal needs recovery (needs_recovery): run e2fsck on it");
 	if (e->ro_compat & EXT_RO_ORPHAN_PRESENT)
-		return fail(err, len, "the orphan file holds inodes (orphan_present): run e2fsck on it");
+		return gi_fail(err, len, "the orphan file holds inodes (orphan_present): run e2fsck on it");
 	if (!(e->state & 1))
-		return fail(err, len, "it was not cleanly unmounted (state not clean): run e2fsck on it");
+		return gi_fail(err, len, "it was not cleanly unmounted (state not clean): run e2fsck on it");
 	if ((e->state & 2) || e->error_count)
-		return fail(err, len, "it has recorded errors (%u): run e2fsck on it", e->error_count);
+		return gi_fail(err, len, "it has recorded errors (%u): run e2fsck on it", e->error_count);
 	for (i = 0; i < 3; i++) {
 		f = unknown_or_bad(tabs[i], words[i], &unknown);
 		if (f)
-			return fail(err, len, "feature %s cannot be made by mke2fs", f->name);
+			return gi_fail(err, len, "feature %s cannot be made by mke2fs", f->name);
 		if (unknown)
-			return fail(err, len, "unknown ext %s features 0x%x", kind[i], unknown);
+			return gi_fail(err, len, "unknown ext %s features 0x%x", kind[i], unknown);
 	}
 	if (e->rev_level == 0)
-		return fail(err, len, "a revision 0 ext2 filesystem is not supported");
+		return gi_fail(err, len, "a revision 0 ext2 filesystem is not supported");
 	return 0;
 }
 
@@ -304,15 +292,15 @@ int gi_fs_read(int fd, uint64_t off, const char *type, struct gi_fs *fs, char *e
 	if (!strcmp(type, "xfs")) {
 		fs->kind = GI_XFS;
 		if (pread(fd, b, 512, (off_t)off) != 512)
-			return fail(err, len, "cannot read the XFS superblock: %s", strerror(errno));
+			return gi_fail(err, len, "cannot read the XFS superblock: %s", strerror(errno));
 		r = xfs_read(b, fs, err, len);
 	} else if (!strcmp(type, "ext4") || !strcmp(type, "ext3") || !strcmp(type, "ext2")) {
 		fs->kind = GI_EXT;
 		if (pread(fd, b, 1024, (off_t)off + 1024) != 1024)
-			return fail(err, len, "cannot read the ext superblock: %s", strerror(errno));
+			return gi_fail(err, len, "cannot read the ext superblock: %s", strerror(errno));
 		r = ext_read(b, fs, err, len);
 	} else {
-		return fail(err, len, "not ext2/3/4 or XFS");
+		return gi_fail(err, len, "not ext2/3/4 or XFS");
 	}
 	snprintf(fs->type, sizeof(fs->type), "%s", type);
 	uuid_fmt(fs->uuid, fs->uuid_str);
@@ -454,6 +442,22 @@ static int knows(const char *help, const char *opt)
 	return help && strstr(help, opt) != NULL;
 }
 
+/*
+ * A feature newer mkfs.xfs versions know: say 0 or 1 only to a mkfs that knows it (which
+ * may default to 1); a source that has it needs a mkfs that can make it.
+ */
+static int newer_feature(const char *help, char *opts, size_t size, const char *opt,
+			 uint32_t on, const char *what, char *err, size_t len)
+{
+	if (knows(help, opt)) {
+		snprintf(opts + strlen(opts), size - strlen(opts), ",%s%d", opt, !!on);
+		return 0;
+	}
+	if (on)
+		return gi_fail(err, len, "the source has %s, which this mkfs.xfs cannot make", what);
+	return 0;
+}
+
 static int xfs_argv(const struct gi_fs *fs, const char *help, struct gi_argv *a, char *err,
 		    size_t len)
 {
@@ -474,28 +478,15 @@ static int xfs_argv(const struct gi_fs *fs, const char *help, struct gi_argv *a,
 		snprintf(i, sizeof(i), "size=%u,sparse=%d", x->inodesize,
 			 !!(x->incompat & XFS_IN_SPINODES));
 		snprintf(n, sizeof(n), "size=%u,ftype=1", x->dirblocksize);
-		/* the newer features: say 0 only to a mkfs that knows them, which may default
-		 * to 1; a source that has one needs a mkfs that can make it */
-		if (knows(help, "nrext64="))
-			snprintf(i + strlen(i), sizeof(i) - strlen(i), ",nrext64=%d",
-				 !!(x->incompat & XFS_IN_NREXT64));
-		else if (x->incompat & XFS_IN_NREXT64)
-			return fail(err, len, "the source has nrext64, which %s cannot make", "this mkfs.xfs");
-		if (knows(help, "exchange="))
-			snprintf(i + strlen(i), sizeof(i) - strlen(i), ",exchange=%d",
-				 !!(x->incompat & XFS_IN_EXCHRANGE));
-		else if (x->incompat & XFS_IN_EXCHRANGE)
-			return fail(err, len, "the source has exchange, which %s cannot make", "this mkfs.xfs");
-		if (knows(help, "parent="))
-			snprintf(n + strlen(n), sizeof(n) - strlen(n), ",parent=%d",
-				 !!(x->incompat & XFS_IN_PARENT));
-		else if (x->incompat & XFS_IN_PARENT)
-			return fail(err, len, "the source has parent pointers, which %s cannot make", "this mkfs.xfs");
-		if (knows(help, "metadir="))
-			snprintf(m + strlen(m), sizeof(m) - strlen(m), ",metadir=%d",
-				 !!(x->incompat & XFS_IN_METADIR));
-		else if (x->incompat & XFS_IN_METADIR)
-			return fail(err, len, "the source has metadir, which %s cannot make", "this mkfs.xfs");
+		if (newer_feature(help, i, sizeof(i), "nrext64=", x->incompat & XFS_IN_NREXT64,
+				  "nrext64", err, len) < 0 ||
+		    newer_feature(help, i, sizeof(i), "exchange=", x->incompat & XFS_IN_EXCHRANGE,
+				  "exchange", err, len) < 0 ||
+		    newer_feature(help, n, sizeof(n), "parent=", x->incompat & XFS_IN_PARENT,
+				  "parent pointers", err, len) < 0 ||
+		    newer_feature(help, m, sizeof(m), "metadir=", x->incompat & XFS_IN_METADIR,
+				  "metadir", err, len) < 0)
+			return -1;
 	} else {
 		snprintf(m, sizeof(m), "crc=0,uuid=%s", fs->uuid_str);
 		snprintf(i, sizeof(i), "size=%u,attr=%d,projid32bit=%d", x->inodesize,
@@ -628,31 +619,31 @@ int gi_fs_compare(const struct gi_fs *src, const struct gi_fs *made, int final, 
 
 		if ((s->versionnum & vmask) != (m->versionnum & vmask) || s->features2 != m->features2 ||
 		    s->ro_compat != m->ro_compat || in_src != in_made || s->compat != m->compat)
-			return fail(err, len, "features differ: source versionnum 0x%x features2 0x%x "
+			return gi_fail(err, len, "features differ: source versionnum 0x%x features2 0x%x "
 				    "ro_compat 0x%x incompat 0x%x, made 0x%x 0x%x 0x%x 0x%x",
 				    s->versionnum, s->features2, s->ro_compat, s->incompat,
 				    m->versionnum, m->features2, m->ro_compat, m->incompat);
 		if (s->blocksize != m->blocksize || s->inodesize != m->inodesize ||
 		    s->sectsize != m->sectsize || s->dirblocksize != m->dirblocksize)
-			return fail(err, len, "block, inode, sector or directory block size differs");
+			return gi_fail(err, len, "block, inode, sector or directory block size differs");
 	} else {
 		const struct gi_ext *s = &src->e, *m = &made->e;
 		uint32_t seed = !final && ext_temp_seed(s) ? EXT_IN_CSUM_SEED : 0;
 
 		if (s->compat != m->compat || (s->incompat | seed) != m->incompat ||
 		    s->ro_compat != m->ro_compat)
-			return fail(err, len, "features differ: source compat 0x%x incompat 0x%x "
+			return gi_fail(err, len, "features differ: source compat 0x%x incompat 0x%x "
 				    "ro_compat 0x%x, made 0x%x 0x%x 0x%x", s->compat, s->incompat,
 				    s->ro_compat, m->compat, m->incompat, m->ro_compat);
 		if (s->blocksize != m->blocksize || s->inode_size != m->inode_size)
-			return fail(err, len, "block or inode size differs");
+			return gi_fail(err, len, "block or inode size differs");
 		if (m->inodes_count - m->free_inodes > m->inodes_count ||
 		    (uint64_t)s->inodes_count - s->free_inodes > m->inodes_count)
-			return fail(err, len, "the new filesystem has %u inodes, the source uses %u",
+			return gi_fail(err, len, "the new filesystem has %u inodes, the source uses %u",
 				    m->inodes_count, s->inodes_count - s->free_inodes);
 	}
 	if (final && (memcmp(src->uuid, made->uuid, 16) || strcmp(src->label, made->label)))
-		return fail(err, len, "UUID or label differ: source %s '%s', made %s '%s'",
+		return gi_fail(err, len, "UUID or label differ: source %s '%s', made %s '%s'",
 			    src->uuid_str, src->label, made->uuid_str, made->label);
 	return 0;
 }

@@ -31,9 +31,7 @@
 
 #include "inflate.h"
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
+int gi_fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -53,12 +51,12 @@ int gi_loop_attach(int fd, uint64_t off, uint64_t sizelimit, int ro, int partsca
 
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
-		return fail(err, len, "cannot open /dev/loop-control: %s (is the loop module loaded?)",
+		return gi_fail(err, len, "cannot open /dev/loop-control: %s (is the loop module loaded?)",
 			    strerror(errno));
 	for (tries = 0; tries < 20; tries++) {
 		n = ioctl(ctl, LOOP_CTL_GET_FREE);
 		if (n < 0) {
-			fail(err, len, "no free loop device: %s", strerror(errno));
+			gi_fail(err, len, "no free loop device: %s", strerror(errno));
 			close(ctl);
 			return -1;
 		}
@@ -71,7 +69,7 @@ int gi_loop_attach(int fd, uint64_t off, uint64_t sizelimit, int ro, int partsca
 			lfd = open(path, (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 		}
 		if (lfd < 0) {
-			fail(err, len, "cannot open %s: %s", path, strerror(errno));
+			gi_fail(err, len, "cannot open %s: %s", path, strerror(errno));
 			close(ctl);
 			return -1;
 		}
@@ -99,7 +97,7 @@ int gi_loop_attach(int fd, uint64_t off, uint64_t sizelimit, int ro, int partsca
 			}
 		}
 		if (errno != EBUSY) {
-			fail(err, len, "cannot set up %s: %s", path, strerror(errno));
+			gi_fail(err, len, "cannot set up %s: %s", path, strerror(errno));
 			close(lfd);
 			close(ctl);
 			return -1;
@@ -107,7 +105,7 @@ int gi_loop_attach(int fd, uint64_t off, uint64_t sizelimit, int ro, int partsca
 		close(lfd);	/* taken by someone else meanwhile */
 	}
 	close(ctl);
-	return fail(err, len, "no free loop device after %d tries", tries);
+	return gi_fail(err, len, "no free loop device after %d tries", tries);
 }
 
 /* ---- the image ---------------------------------------------------------------------- */
@@ -142,14 +140,14 @@ static int classify(struct gi_image *img, struct gi_part *p, char *err, size_t l
 	char why[256];
 
 	if (probe_type(img->fd, p->start, p->size, p->fstype, sizeof(p->fstype)) < 0)
-		return fail(err, len, "%s: ambiguous filesystem signatures (wipefs -n shows them)",
+		return gi_fail(err, len, "%s: ambiguous filesystem signatures (wipefs -n shows them)",
 			    p->partno ? "partition" : "image");
 	if (!strcmp(p->fstype, "xfs") || !strcmp(p->fstype, "ext4") || !strcmp(p->fstype, "ext3") ||
 	    !strcmp(p->fstype, "ext2")) {
 		if (gi_fs_read(img->fd, p->start, p->fstype, &p->fs, why, sizeof(why)) < 0)
-			return fail(err, len, "%s: %s", p->fstype, why);
+			return gi_fail(err, len, "%s: %s", p->fstype, why);
 		if (p->fs.size > p->size)
-			return fail(err, len, "the %s filesystem (%llu bytes) is larger than its %s (%llu bytes)",
+			return gi_fail(err, len, "the %s filesystem (%llu bytes) is larger than its %s (%llu bytes)",
 				    p->fstype, (unsigned long long)p->fs.size,
 				    p->partno ? "partition" : "image", (unsigned long long)p->size);
 	} else {
@@ -170,12 +168,12 @@ int gi_image_read(struct gi_image *img, char *err, size_t len)
 	int r = -1, i, lastidx = -1;
 
 	if (pread(img->fd, img->bootcode, sizeof(img->bootcode), 0) != (ssize_t)sizeof(img->bootcode))
-		return fail(err, len, "cannot read %s: %s", img->path, strerror(errno));
+		return gi_fail(err, len, "cannot read %s: %s", img->path, strerror(errno));
 	cxt = fdisk_new_context();
 	if (!cxt)
-		return fail(err, len, "libfdisk: out of memory");
+		return gi_fail(err, len, "libfdisk: out of memory");
 	if (fdisk_assign_device_by_fd(cxt, img->fd, img->path, 1) < 0) {
-		fail(err, len, "libfdisk cannot read %s", img->path);
+		gi_fail(err, len, "libfdisk cannot read %s", img->path);
 		goto out;
 	}
 	if (!fdisk_has_label(cxt)) {
@@ -189,7 +187,7 @@ int gi_image_read(struct gi_image *img, char *err, size_t len)
 		if (classify(img, &img->parts[0], err, len) < 0)
 			goto out;
 		if (img->parts[0].fs.kind == GI_RAW) {
-			fail(err, len, "%s: no partition table and no ext2/3/4 or XFS filesystem%s%s%s",
+			gi_fail(err, len, "%s: no partition table and no ext2/3/4 or XFS filesystem%s%s%s",
 			     img->path, img->parts[0].fstype[0] ? " (libblkid says " : "",
 			     img->parts[0].fstype, img->parts[0].fstype[0] ? ")" : "");
 			goto out;
@@ -200,7 +198,7 @@ int gi_image_read(struct gi_image *img, char *err, size_t len)
 	lb = fdisk_get_label(cxt, NULL);
 	snprintf(img->label, sizeof(img->label), "%s", fdisk_label_get_name(lb));
 	if (strcmp(img->label, "gpt") && strcmp(img->label, "dos")) {
-		fail(err, len, "%s: a %s partition table is not supported (GPT and DOS/MBR are)",
+		gi_fail(err, len, "%s: a %s partition table is not supported (GPT and DOS/MBR are)",
 		     img->path, img->label);
 		goto out;
 	}
@@ -213,7 +211,7 @@ int gi_image_read(struct gi_image *img, char *err, size_t len)
 	if (!strcmp(img->label, "gpt") && fdisk_gpt_is_hybrid(cxt))
 		gi_warn("%s: a hybrid MBR is not carried: the target gets a protective MBR", img->path);
 	if (fdisk_get_partitions(cxt, &tb) < 0 || !(itr = fdisk_new_iter(FDISK_ITER_FORWARD))) {
-		fail(err, len, "libfdisk cannot list the partitions of %s", img->path);
+		gi_fail(err, len, "libfdisk cannot list the partitions of %s", img->path);
 		goto out;
 	}
 	img->nparts = 0;
@@ -225,12 +223,12 @@ int gi_image_read(struct gi_image *img, char *err, size_t len)
 		if (!fdisk_partition_is_used(pa))
 			continue;
 		if (fdisk_partition_is_container(pa) || fdisk_partition_is_nested(pa)) {
-			fail(err, len, "%s: extended and logical partitions are not supported",
+			gi_fail(err, len, "%s: extended and logical partitions are not supported",
 			     img->path);
 			goto out;
 		}
 		if (img->nparts == GI_MAX_PARTS) {
-			fail(err, len, "%s: more than %d partitions", img->path, GI_MAX_PARTS);
+			gi_fail(err, len, "%s: more than %d partitions", img->path, GI_MAX_PARTS);
 			goto out;
 		}
 		p = &img->parts[img->nparts++];
@@ -251,7 +249,7 @@ int gi_image_read(struct gi_image *img, char *err, size_t len)
 			snprintf(p->attrs, sizeof(p->attrs), "%s", s);
 		p->bootable = fdisk_partition_is_bootable(pa);
 		if (p->start + p->size > img->size) {
-			fail(err, len, "%s: partition %d ends at %llu, past the image's end (%llu bytes): "
+			gi_fail(err, len, "%s: partition %d ends at %llu, past the image's end (%llu bytes): "
 			     "a truncated image?", img->path, p->partno,
 			     (unsigned long long)(p->start + p->size), (unsigned long long)img->size);
 			goto out;
@@ -262,7 +260,7 @@ int gi_image_read(struct gi_image *img, char *err, size_t len)
 		}
 	}
 	if (!img->nparts) {
-		fail(err, len, "%s: the %s partition table has no partitions", img->path, img->label);
+		gi_fail(err, len, "%s: the %s partition table has no partitions", img->path, img->label);
 		goto out;
 	}
 	img->parts[lastidx].last = 1;
@@ -270,7 +268,7 @@ int gi_image_read(struct gi_image *img, char *err, size_t len)
 		char why[512];
 
 		if (classify(img, &img->parts[i], why, sizeof(why)) < 0) {
-			fail(err, len, "%s: partition %d: %s", img->path, img->parts[i].partno, why);
+			gi_fail(err, len, "%s: partition %d: %s", img->path, img->parts[i].partno, why);
 			goto out;
 		}
 	}
@@ -328,14 +326,14 @@ int gi_table_write(struct gi_image *img, int fd, const char *path, uint64_t size
 
 	(void)size;
 	if (!cxt)
-		return fail(err, len, "libfdisk: out of memory");
+		return gi_fail(err, len, "libfdisk: out of memory");
 	fdisk_disable_dialogs(cxt, 1);
 	if (fdisk_assign_device_by_fd(cxt, fd, path, 0) < 0) {
-		fail(err, len, "libfdisk cannot open %s", path);
+		gi_fail(err, len, "libfdisk cannot open %s", path);
 		goto out;
 	}
 	if (fdisk_get_sector_size(cxt) != img->sector) {
-		fail(err, len, "%s has %lu-byte sectors, the image's table %u-byte ones", path,
+		gi_fail(err, len, "%s has %lu-byte sectors, the image's table %u-byte ones", path,
 		     fdisk_get_sector_size(cxt), img->sector);
 		goto out;
 	}
@@ -348,23 +346,23 @@ int gi_table_write(struct gi_image *img, int fd, const char *path, uint64_t size
 		if (!sc || fdisk_script_set_header(sc, "first-lba", first) < 0 ||
 		    fdisk_set_script(cxt, sc) < 0) {
 			fdisk_unref_script(sc);
-			fail(err, len, "libfdisk: cannot set the first usable LBA");
+			gi_fail(err, len, "libfdisk: cannot set the first usable LBA");
 			goto out;
 		}
 		fdisk_unref_script(sc);
 	}
 	if (fdisk_create_disklabel(cxt, img->label) < 0) {
-		fail(err, len, "libfdisk cannot create a %s table on %s", img->label, path);
+		gi_fail(err, len, "libfdisk cannot create a %s table on %s", img->label, path);
 		goto out;
 	}
 	lb = fdisk_get_label(cxt, NULL);
 	if (gpt && img->gpt_entries != fdisk_get_npartitions(cxt) &&
 	    fdisk_gpt_set_npartitions(cxt, (uint32_t)img->gpt_entries) < 0) {
-		fail(err, len, "libfdisk cannot make a GPT of %zu entries on %s", img->gpt_entries, path);
+		gi_fail(err, len, "libfdisk cannot make a GPT of %zu entries on %s", img->gpt_entries, path);
 		goto out;
 	}
 	if (final && img->disk_id[0] && fdisk_set_disklabel_id_from_string(cxt, img->disk_id) < 0) {
-		fail(err, len, "libfdisk cannot set the disk identifier %s", img->disk_id);
+		gi_fail(err, len, "libfdisk cannot set the disk identifier %s", img->disk_id);
 		goto out;
 	}
 	if (!final && gpt)
@@ -404,13 +402,13 @@ int gi_table_write(struct gi_image *img, int fd, const char *path, uint64_t size
 		r = fdisk_add_partition(cxt, pa, &no);
 		fdisk_unref_partition(pa);
 		if (r < 0) {
-			fail(err, len, "libfdisk cannot add partition %d (start %llu) on %s: %s",
+			gi_fail(err, len, "libfdisk cannot add partition %d (start %llu) on %s: %s",
 			     p->partno, (unsigned long long)p->start, path, strerror(-r));
 			r = -1;
 			goto out;
 		}
 		if (!gpt && final && p->bootable && fdisk_toggle_partition_flag(cxt, no, DOS_FLAG_ACTIVE) < 0) {
-			fail(err, len, "libfdisk cannot set the active flag of partition %d", p->partno);
+			gi_fail(err, len, "libfdisk cannot set the active flag of partition %d", p->partno);
 			r = -1;
 			goto out;
 		}
@@ -426,7 +424,7 @@ int gi_table_write(struct gi_image *img, int fd, const char *path, uint64_t size
 		}
 	}
 	if (fdisk_write_disklabel(cxt) < 0) {
-		fail(err, len, "libfdisk cannot write the table to %s", path);
+		gi_fail(err, len, "libfdisk cannot write the table to %s", path);
 		r = -1;
 		goto out;
 	}
@@ -435,7 +433,7 @@ out:
 	fdisk_deassign_device(cxt, 1);
 	fdisk_unref_context(cxt);
 	if (r == 0 && fsync(fd) < 0)
-		return fail(err, len, "cannot write %s: %s", path, strerror(errno));
+		return gi_fail(err, len, "cannot write %s: %s", path, strerror(errno));
 	return r;
 }
 
@@ -489,7 +487,7 @@ int gi_kernel_parts(struct gi_image *img, int fd, const char *disk, const char *
 			ioctl(fd, BLKPG, &arg);
 			arg.op = BLKPG_ADD_PARTITION;
 			if (ioctl(fd, BLKPG, &arg) < 0)
-				return fail(err, len, "cannot add partition %s to the kernel (BLKPG): %s",
+				return gi_fail(err, len, "cannot add partition %s to the kernel (BLKPG): %s",
 					    name, strerror(errno));
 		}
 		snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
@@ -497,7 +495,7 @@ int gi_kernel_parts(struct gi_image *img, int fd, const char *disk, const char *
 		if (!f || !fgets(devno, sizeof(devno), f) || sscanf(devno, "%u:%u", &maj, &mnr) != 2) {
 			if (f)
 				fclose(f);
-			return fail(err, len, "the kernel has no partition %s", name);
+			return gi_fail(err, len, "the kernel has no partition %s", name);
 		}
 		fclose(f);
 		snprintf(p->dst_dev, sizeof(p->dst_dev), "/dev/%s", name);
@@ -514,7 +512,7 @@ int gi_kernel_parts(struct gi_image *img, int fd, const char *disk, const char *
 			snprintf(p->dst_dev, sizeof(p->dst_dev), "%s/%s", dir, name);
 			unlink(p->dst_dev);
 			if (mknod(p->dst_dev, S_IFBLK | 0600, makedev(maj, mnr)) < 0)
-				return fail(err, len, "cannot make a node for %s: %s", name,
+				return gi_fail(err, len, "cannot make a node for %s: %s", name,
 					    strerror(errno));
 		}
 	}
@@ -539,21 +537,21 @@ int gi_blk_source(int fd, uint64_t off, uint64_t size, char *path, size_t plen, 
 	int pfd;
 
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode))
-		return fail(err, len, "not a block device");
+		return gi_fail(err, len, "not a block device");
 	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
 	n = readlink(sys, link, sizeof(link) - 1);
 	if (n < 0)
-		return fail(err, len, "%s: %s", sys, strerror(errno));
+		return gi_fail(err, len, "%s: %s", sys, strerror(errno));
 	link[n] = '\0';
 	if (off == 0) {
 		base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
 		if (strlen(base) >= sizeof(name))
-			return fail(err, len, "%s: a name too long", sys);
+			return gi_fail(err, len, "%s: a name too long", sys);
 		memcpy(name, base, strlen(base) + 1);
 	} else {
 		dir = opendir(sys);
 		if (!dir)
-			return fail(err, len, "%s: %s", sys, strerror(errno));
+			return gi_fail(err, len, "%s: %s", sys, strerror(errno));
 		while ((d = readdir(dir))) {
 			snprintf(attr, sizeof(attr), "%s/%s/start", sys, d->d_name);
 			if (d->d_name[0] == '.' || read_u64(attr, &start) < 0 || start * 512 != off)
@@ -564,17 +562,17 @@ int gi_blk_source(int fd, uint64_t off, uint64_t size, char *path, size_t plen, 
 		}
 		closedir(dir);
 		if (!name[0])
-			return fail(err, len, "the kernel has no partition at byte %llu of the source "
+			return gi_fail(err, len, "the kernel has no partition at byte %llu of the source "
 				    "with its %llu bytes (partprobe it)", (unsigned long long)off,
 				    (unsigned long long)size);
 	}
 	snprintf(path, plen, "/dev/%s", name);
 	pfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (pfd < 0)
-		return fail(err, len, "cannot open %s: %s", path, strerror(errno));
+		return gi_fail(err, len, "cannot open %s: %s", path, strerror(errno));
 	if (fstat(pfd, &node) < 0 || !S_ISBLK(node.st_mode)) {
 		close(pfd);
-		return fail(err, len, "%s is not a block device", path);
+		return gi_fail(err, len, "%s is not a block device", path);
 	}
 	return pfd;
 }

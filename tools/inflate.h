@@ -113,6 +113,9 @@ int gi_run(char *const *argv, char **out);
 /* The program NAME beside PROG (a path) if it is there, else NAME (found in PATH). */
 void gi_sibling(const char *prog, const char *name, char *out, size_t len);
 
+/* An error message into ERR (LEN bytes); returns -1. */
+int gi_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* ---- loop devices (inflate-part.c) ---- */
 /* Attach FD (offset OFF, SIZELIMIT bytes, 0: to the end) to a free loop device; read-only
  * if RO, with partition scanning if PARTSCAN; auto-cleared on its last close.  The node's
