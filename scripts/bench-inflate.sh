@@ -52,18 +52,16 @@ done
 export MKE2FS_CONFIG="$out/e2fsprogs/etc/mke2fs.conf"
 build_lock # a benchmark: nothing else heavy may run meanwhile
 
-loops=()
+# Loop devices are made in command substitutions (subshells), so they are found again by
+# their backing files at exit rather than remembered.
 cleanup() {
 	umount "$work/m" 2>/dev/null || true
-	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+	for f in "$work"/target.img "$work"/src-*.img; do
+		losetup -j "$f" 2>/dev/null | cut -d: -f1 | while read -r l; do losetup -d "$l" || true; done
+	done
 }
 trap cleanup EXIT
-attach() { # attach FILE [losetup options]: a loop device, detached at exit
-	local l
-	l=$(losetup -f --show "${@:2}" "$1")
-	loops+=("$l")
-	echo "$l"
-}
+attach() { losetup -f --show "${@:2}" "$1"; } # attach FILE [losetup options]
 now() { date +%s.%N; }
 written() { awk '{ print $7 * 512 }' "/sys/block/${1#/dev/}/stat"; }
 bytes() { numfmt --from=iec "$1"; }
