@@ -22,13 +22,14 @@ out() { echo "# many-ags $*"; }
 # slow SERIAL NAME: the disk behind dm-delay, as /dev/mapper/NAME
 slow() {
 	_d=$(gh_disk "$1") || { t_fail "disk $1 present"; return 1; }
-	dmsetup create "$2" --table "0 $(cat "/sys/block/$_d/size") delay /dev/$_d 0 $delay" ||
+	dmsetup --noudevsync create "$2" --table "0 $(cat "/sys/block/$_d/size") delay /dev/$_d 0 $delay" ||
 		{ t_fail "dm-delay over $_d"; return 1; }
+	[ -b "/dev/mapper/$2" ] || dmsetup mknodes "$2"
 }
 # iostat NAME: "READS WRITES" completed on /dev/mapper/NAME so far
 iostat() {
 	# shellcheck disable=SC2046
-	set -- $(cat "/sys/block/$(dmsetup info -c --noheadings -o blkdevname "$1")/stat")
+	set -- $(cat "/sys/block/$(dmsetup info -c --noheadings -o blkdevname "$1" | tr -d " ")/stat")
 	echo "$1 $5"
 }
 # mark TAG: a line in the kernel log; phases TAG: "NAME US" for each phase line after it
