@@ -88,9 +88,12 @@ for v in e2fsprogs xfsprogs e2fsprogs-stock xfsprogs-stock; do
 	fi
 done
 
-# The guest's random-read load for make bench (static, like busybox).
+# The guest's random-read load for make bench (static, like busybox), and its stand-in for
+# /usr/bin/time -v (scripts/bench-many-ags.sh).
 cc -O2 -Wall -static -o "$stage/bin/gh-randread" "$top/selftests/bench/randread.c" ||
 	die "building selftests/bench/randread.c failed"
+cc -O2 -Wall -static -o "$stage/bin/gh-timecmd" "$top/selftests/bench/timecmd.c" ||
+	die "building selftests/bench/timecmd.c failed"
 
 guest="$top/selftests/guest"
 # The guest's reader of a disk at the moment of its RESIZE uevent (the nvme scenario).
