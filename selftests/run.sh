@@ -11,7 +11,7 @@ set -euo pipefail
 
 here="$top/selftests"
 # Order matters only for reading; every scenario is independent.
-all=(hints no-hints runtime-change vhost-user live-resize hostile nvme compat migration mkfs mkfs-native lvm storm reset unplug util-linux libvirt demo inflate)
+all=(hints no-hints runtime-change vhost-user live-resize hostile nvme compat migration mkfs mkfs-native lvm storm reset unplug util-linux libvirt demo inflate many-ags)
 
 kernel=${GH_KERNEL:-$out/bzImage} qemu=${GH_QEMU:-$out/qemu-system-x86_64} verbose=0 list=0 names=()
 while [ $# -gt 0 ]; do
