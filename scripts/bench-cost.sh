@@ -150,7 +150,7 @@ drop_fs() {
 	losetup -d "$dev"
 	dev=""
 	rm -f "$img"
-	if dmesg 2>/dev/null | matches -E 'WARNING|BUG|XFS .*(error|corrupt)|EXT4-fs (error|warning)'; then
+	if kernel_complained; then
 		dmesg | tail -n 5 >&2
 		die "the kernel logged a warning or error; see dmesg"
 	fi

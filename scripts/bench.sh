@@ -23,7 +23,7 @@
 # filesystem, the tools, the load); the loop images and logs stay in build/bench.
 # It holds the build lock while it runs, so nobody builds meanwhile; a caller that already
 # holds it says so: GH_BUILD_LOCK_HELD=1 flock ~/.cache/growth-hints/build.lock make bench
-# Knobs: BENCH_QUICK=1 (a 5-minute subset: F in {10G, 1T}, smaller population), BENCH_START
+# Knobs: BENCH_QUICK=1 (a subset of about 7 minutes: F in {10G, 1T}, smaller population), BENCH_START
 # (10G), BENCH_CEILING (64T), BENCH_FINALS ("10G 100G 1T 10T"), BENCH_RUNS (3), BENCH_STEPS
 # (8 growth steps at most), BENCH_FILES (200000), BENCH_DIRS (2000), BENCH_SEED, BENCH_META
 # (files of the metadata workload, 20000, run 3 times), BENCH_STREAM (512M), BENCH_FS
@@ -334,7 +334,7 @@ run_cell() {	# fs final variant run
 		"$(echo "$geo" | tr ' ' '\t')" "$used" "$fsck" "$fsckp" "$mnt_s" "$meta" "$strm" "$avail" "$favail" >> "$outdir/raw.tsv"
 	info "$fs F=$final $variant run $run: fsck ${fsck}s mount ${mnt_s}s meta ${meta}s stream ${strm}s free $avail inodes $favail geometry $geo; cell $(elapsed "$t_cell" "$(now)") s"
 	drop_device
-	if dmesg 2>/dev/null | matches -E 'WARNING|BUG|XFS .*(error|corrupt)|EXT4-fs (error|warning)'; then
+	if kernel_complained; then
 		dmesg | tail -n 5 >&2
 		die "the kernel logged a warning or error during $fs F=$final $variant run $run; see dmesg"
 	fi

@@ -121,6 +121,14 @@ first_line() { sed -n 1p; }				# the first line
 first_lines() { sed -n "1,${1}p"; }			# first_lines N: the first N lines
 matches() { grep -c "$@" >/dev/null; }		# matches [GREP-OPTS] PATTERN: a line matches
 
+# kernel_complained: the kernel's log has a warning, an XFS or ext4 error, or a per-AG
+# reservation that failed ("Per-AG reservation for AG N failed. Filesystem may run out of
+# space."): a benchmark that sees one stops rather than report the numbers.
+kernel_complained() {
+	dmesg 2>/dev/null |
+		matches -E 'WARNING|BUG|XFS .*(error|corrupt)|EXT4-fs (error|warning)|[Rr]eservation .*failed|may run out|ENOSPC'
+}
+
 sha256_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
 
 # peer_tree WHAT: build/WHAT, the tree of a peer test suite (fstests, blktests): its pinned
