@@ -131,6 +131,7 @@ bench: deps tools kernel qemu initramfs xfsprogs e2fsprogs
 	@$(S)/bench-cost.sh
 	@$(S)/bench-io.sh
 	@$(S)/bench-inflate.sh
+	@tools/bench/ag-growth.py build/out/xfsprogs/sbin/mkfs.xfs tools/bench/results/$$(date -u +%Y-%m-%d)-ag-growth
 
 clean:
 	rm -rf build
