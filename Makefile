@@ -112,7 +112,8 @@ check-series: build/kernel/Makefile build/qemu/configure build/util-linux/meson.
 		build/e2fsprogs/configure.ac build/xfsprogs/configure.ac build/libvirt/meson.build
 	@$(S)/check-series.sh kernel qemu util-linux e2fsprogs xfsprogs libvirt
 
-demo: deps
+demo:
+	@$(S)/install-deps.sh --demo
 	@$(S)/demo.sh
 
 check: deps

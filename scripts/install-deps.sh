@@ -28,6 +28,21 @@ pkgs=(build-essential flex bison bc libelf-dev libssl-dev cpio ccache libglib2.0
 	libgdbm-compat-dev libtool-bin acl attr gawk fio psmisc dmsetup xfsdump
 	mdadm parted lvm2 stress-ng bmap-tools cloud-guest-utils libfdisk-dev dosfstools)
 backports=(meson python3-pycotap)
+# install-deps.sh --demo (make demo): all but what only libvirt, the peer suites, the stress
+# runs and the benchmarks' other tools need.
+if [ "${1:-}" = --demo ]; then
+	not_demo=(libxml2-dev libxml2-utils xsltproc libgnutls28-dev libjson-c-dev libtirpc-dev
+		libnl-3-dev libnl-route-3-dev xfslibs-dev libaio-dev liburing-dev libgdbm-dev
+		libgdbm-compat-dev fio psmisc xfsdump mdadm parted stress-ng bmap-tools
+		cloud-guest-utils dosfstools)
+	demo_pkgs=()
+	for p in "${pkgs[@]}"; do
+		[[ " ${not_demo[*]} " == *" $p "* ]] || demo_pkgs+=("$p")
+	done
+	pkgs=("${demo_pkgs[@]}")
+elif [ $# -gt 0 ]; then
+	die "usage: install-deps.sh [--demo]"
+fi
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]; }
 
