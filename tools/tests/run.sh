@@ -11,7 +11,20 @@ cd "$(dirname "$0")/.."
 version=$(sed -n 's/^VERSION := //p' Makefile)
 soversion=$(sed -n 's/^SOVERSION := //p' Makefile)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gh-tools-check.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# At exit, whatever happened: the loop devices of files under $tmp detached (a test that
+# stops half way, or one whose device was set up in a command substitution, leaves them),
+# then $tmp removed.
+cleanup() {
+	local l
+	if [ "$(id -u)" = 0 ] && command -v losetup > /dev/null; then
+		for l in $(losetup -l -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$tmp/" 'index($2, t) == 1 { print $1 }'); do
+			umount "$l" 2>/dev/null || true
+			losetup -d "$l" 2>/dev/null || true
+		done
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 out="$tmp/results"
 : > "$out"
 n=0 failed=0
