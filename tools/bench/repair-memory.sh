@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# xfs_repair -n -P on the host: peak memory and time of Debian's xfs_repair, the unpatched
-# xfsprogs base and the series' on the many-AGs layouts of scripts/bench-many-ags.sh
-# (build/many-ags, made by that script). Root is not needed: the images are files.
+# xfs_repair -n -P and -n on the host: peak memory, threads and time of Debian's xfs_repair,
+# the unpatched xfsprogs base and the series' on the many-AGs layouts of
+# scripts/bench-many-ags.sh (build/many-ags, made by that script). Root is not needed: the
+# images are files.
 # repair-memory.sh [OUTDIR]   (default tools/bench/results/<date>-repair-memory)
+#   BENCH_RM_LAYOUTS  the layouts (t10 h10 g10 h64 g2)
+#   BENCH_RM_MODES    the options, ";"-separated ("-n -P;-n": without and with prefetch)
+#   BENCH_RM_TIMEOUT  seconds before a run is stopped (600; its status is then 124)
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 images=${BENCH_MA_IMAGES:-$top/build/many-ags}
 layouts=${BENCH_RM_LAYOUTS:-t10 h10 g10 h64 g2}
+IFS=';' read -r -a modes <<< "${BENCH_RM_MODES:--n -P;-n}"
+limit=${BENCH_RM_TIMEOUT:-600}
 outdir=${1:-$top/tools/bench/results/$(date -u +%Y-%m-%d)-repair-memory}
 progs=("debian:/usr/sbin/xfs_repair" "base:$out/xfsprogs-stock/sbin/xfs_repair"
 	"series:$out/xfsprogs/sbin/xfs_repair")
@@ -21,29 +27,53 @@ command -v /usr/bin/time >/dev/null || die "/usr/bin/time is missing (package ti
 build_lock
 mkdir -p "$outdir"
 raw="$outdir/raw.tsv"
-printf 'layout\tagcount\txfs_repair\tpeak_rss_kib\tseconds\tstatus\n' > "$raw"
+printf 'layout\tagcount\toptions\txfs_repair\tpeak_rss_kib\tmax_threads\tseconds\tstatus\n' > "$raw"
+# run PROG OPTIONS IMAGE: GNU time's "KiB seconds" in $outdir/.t, the largest thread count
+# seen (sampled every 50 ms) in $outdir/.n; the status of the run.
+run() {
+	local prog=$1 options=$2 img=$3 tp pid n max=0 rc=0
+	# shellcheck disable=SC2086 # OPTIONS are words
+	timeout "$limit" /usr/bin/time -f '%M %e' -o "$outdir/.t" "$prog" $options -f "$img" \
+		> /dev/null 2>&1 &
+	tp=$!
+	while kill -0 "$tp" 2>/dev/null; do
+		pid=$(pgrep -n -x "${prog##*/}" || true)
+		n=$(awk '/^Threads:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+		[ "${n:-0}" -le "$max" ] || max=$n
+		sleep 0.05
+	done
+	wait "$tp" || rc=$?
+	echo "$max" > "$outdir/.n"
+	return "$rc"
+}
 for l in $layouts; do
 	ags=$(xfs_db -r -c 'sb 0' -c 'p agcount' "$images/$l.img" | sed 's/.*= //')
-	for p in "${progs[@]}"; do
-		rc=0
-		/usr/bin/time -f '%M %e' -o "$outdir/.t" "${p#*:}" -n -P -f "$images/$l.img" \
-			> /dev/null 2>&1 || rc=$?
-		read -r kib secs < "$outdir/.t" || true
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$l" "$ags" "${p%%:*}" "$kib" "$secs" "$rc" >> "$raw"
+	for m in "${modes[@]}"; do
+		for p in "${progs[@]}"; do
+			rc=0
+			: > "$outdir/.t"
+			run "${p#*:}" "$m" "$images/$l.img" || rc=$?
+			kib="" secs=""
+			read -r kib secs < "$outdir/.t" || true
+			[ $rc != 124 ] || secs=">$limit"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$l" "$ags" "$m" "${p%%:*}" "${kib:-0}" \
+				"$(cat "$outdir/.n")" "$secs" "$rc" >> "$raw"
+		done
 	done
 done
-rm -f "$outdir/.t"
+rm -f "$outdir/.t" "$outdir/.n"
 {
-	echo "# xfs_repair -n -P on the host: peak RSS and time"
+	echo "# xfs_repair -n -P and -n on the host: peak RSS, threads and time"
 	echo
 	echo "\`tools/bench/repair-memory.sh\` on the images of \`scripts/bench-many-ags.sh\` (env.txt)."
 	echo "debian: Debian 12's xfs_repair; base: the unpatched xfsprogs of xfsprogs/BASE; series:"
-	echo "the same with the series. One run each; peak RSS from the kernel (GNU time's %M)."
+	echo "the same with the series. One run each; peak RSS from the kernel (GNU time's %M); threads:"
+	echo "the most seen at once, sampled every 50 ms. A run stopped after $limit s has status 124."
 	echo
-	echo "| layout | AGs | xfs_repair | peak RSS (MiB) | time (s) | status |"
-	echo "|---|---|---|---|---|---|"
-	tail -n +2 "$raw" | while IFS=$'\t' read -r l a p k s rc; do
-		printf '| %s | %s | %s | %d | %s | %s |\n' "$l" "$a" "$p" $((k / 1024)) "$s" "$rc"
+	echo "| layout | AGs | options | xfs_repair | peak RSS (MiB) | threads | time (s) | status |"
+	echo "|---|---|---|---|---|---|---|---|"
+	tail -n +2 "$raw" | while IFS=$'\t' read -r l a o p k n s rc; do
+		printf '| %s | %s | %s | %s | %d | %s | %s | %s |\n' "$l" "$a" "$o" "$p" $((k / 1024)) "$n" "$s" "$rc"
 	done
 } > "$outdir/results.md"
 {
