@@ -11,7 +11,7 @@
 #   TEST...          only these tests or groups (scsi/012 nvme ...)
 # blktests (build/blktests: the pinned base and blktests/patches, built by make blktests) runs
 # in one guest under QEMU (TCG) that boots the kernel on the host's root filesystem, read-only
-# over virtio-9p under a tmpfs overlay (selftests/guest/blktests.sh), so that blktests uses the
+# over virtio-9p under a tmpfs overlay (selftests/guest/hostroot.sh), so that blktests uses the
 # host's bash, fio, util-linux, sg3-utils, nvme-cli, dmsetup and mdadm; the kernel's modules
 # come from build/out/modules.  The guest's QEMU disks (virtio-blk, scsi-hd and NVMe, each with
 # growth hints) are blktests' TEST_DEVS.
@@ -120,7 +120,7 @@ guest() {
 	vm=$(mktemp -d "$work/vm.XXXXXX")
 	# The guest's job: what runs, the blktests configuration.
 	{
-		printf 'BLKTESTS=%q\nMODULES=%q\n' "$obj" "$m"
+		printf 'GUEST=blktests-guest.sh\nBLKTESTS=%q\nMODULES=%q\n' "$obj" "$m"
 		printf 'TESTS=(%s)\n' "$*"
 		# The loop transport only (no network in the guest); fio-based tests run at most
 		# 30 s each; nvmet's file-backed namespaces are sparse files on the guest's tmpfs.
@@ -132,7 +132,7 @@ EXCLUDE=(${excluded[*]})}"
 	# Three disks with growth hints, one per transport: blktests' test devices.
 	local hints="x-growth-hints=on,x-growth-min=1G,x-growth-max=64T,x-growth-increment=1G" st=0
 	bash "$top/scripts/run-vm.sh" --kernel "$k" --initrd "$i" --qemu "$qemu" \
-		--dir "$vm" --timeout "$timeout" --memory 2G --test blktests --quiet \
+		--dir "$vm" --timeout "$timeout" --memory 2G --test hostroot --quiet \
 		--append "gh.out=$o gh.top=$top scsi_debug.add_host=0" \
 		--disk "virtio:size=2G:props=$hints" --disk "scsi:size=2G:props=$hints" \
 		--disk "nvme:size=2G:props=x-resizable=on,$hints" \

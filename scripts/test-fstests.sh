@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # fstests with the userspace of the series: KTAP, one result per fstests case and
 # configuration ("ok 3 xfs/202 [hinted]").
-# test-fstests.sh [--full] [--config NAME]... [TEST...]
+# test-fstests.sh [--full] [--group GROUP]... [--config NAME]... [--kernel IMAGE
+#                 [--base-kernel IMAGE]] [TEST...]
 #   (none)     the selection of make check (about 4 minutes)
 #   --full     make check-peer: the XFS growfs group, xfs/202, the mkfs and repair cases of
 #              the quick group and the ext4 resize group, with the series' new cases
+#   --group    the cases of the filesystem's own directory in any of these fstests groups
+#              (GROUP "quick+log": the cases in both)
 #   --config   only these configurations (default: all of "configs" below)
+#   --kernel   on this kernel (a bzImage with its modules in modules<suffix> beside it, as
+#              scripts/build-kernel.sh writes them), in a guest under QEMU that boots it on the
+#              host's root filesystem (selftests/guest/hostroot.sh), with two virtio disks as
+#              the test and scratch devices, instead of on the host's kernel
+#   --base-kernel  with --kernel: a case that fails runs again on this kernel (the unpatched
+#              base, built the same way), and one that fails there too is not a new failure
 #   TEST...    only these cases (xfs/202 ...), in every configuration of their filesystem
 # fstests (build/fstests, the pinned base plus fstests/patches) runs from its build in
 # $GH_CACHE/fstests (make fstests), on two loop devices over sparse files, on the host's
@@ -38,15 +47,23 @@ dev_size=16G
 known="$top/fstests/known-failures"
 known_max=15
 
-full=0 only_configs=() only_tests=()
+full=0 only_configs=() only_tests=() groups=() kernel="" base_kernel="" guest_args=()
+usage="test-fstests.sh [--full] [--group GROUP]... [--config NAME]... [--kernel IMAGE [--base-kernel IMAGE]] [TEST...]"
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--kernel) kernel=${2:?--kernel needs a kernel image}; shift 2; continue ;;
+	--base-kernel) base_kernel=${2:?--base-kernel needs a kernel image}; shift 2; continue ;;
+	esac
+	guest_args+=("$1")
+	case "$1" in
 	--full) full=1; shift ;;
-	--config) only_configs+=("${2:?--config needs a name}"); shift 2 ;;
-	-*) die "unknown option '$1' (usage: test-fstests.sh [--full] [--config NAME]... [TEST...])" ;;
+	--group) groups+=("${2:?--group needs a group}"); guest_args+=("$2"); shift 2 ;;
+	--config) only_configs+=("${2:?--config needs a name}"); guest_args+=("$2"); shift 2 ;;
+	-*) die "unknown option '$1' (usage: $usage)" ;;
 	*) only_tests+=("$1"); shift ;;
 	esac
 done
+[ -z "$base_kernel" ] || [ -n "$kernel" ] || die "--base-kernel goes with --kernel (usage: $usage)"
 [ -n "$limit" ] || if [ $full = 1 ]; then limit=3600; else limit=600; fi
 
 obj=$(cat "$top/build/fstests.obj" 2>/dev/null || true)
@@ -56,15 +73,19 @@ IFS=: read -r -a series_bin <<< "${FSTESTS_SERIES_BIN:-$out/xfsprogs/sbin:$out/e
 IFS=: read -r -a stock_bin <<< "${FSTESTS_BASE_BIN:-$out/xfsprogs-stock/sbin:$out/e2fsprogs-stock/sbin}"
 
 # The cases of one filesystem for this run, sorted.
-group_of() { # group_of FS GROUP...: the cases of FS in any of these groups (from the sources)
-	local fs=$1 f
+group_of() { # group_of FS GROUP...: the cases of FS in any of these groups (from the sources);
+	# a GROUP "a+b" is the cases in both a and b
+	local fs=$1 f g a line all
 	shift
 	for f in "$obj/tests/$fs"/[0-9]*; do
 		case "${f##*/}" in *.*) continue ;; esac
-		local line
 		line=$(grep -m1 '^_begin_fstest' "$f" || true)
 		for g in "$@"; do
-			if [[ " $line " == *" $g "* ]]; then
+			all=1
+			for a in ${g//+/ }; do
+				[[ " $line " == *" $a "* ]] || all=0
+			done
+			if [ $all = 1 ]; then
 				echo "$fs/${f##*/}"
 				break
 			fi
@@ -83,6 +104,8 @@ select_tests() { # select_tests FS: one case a line
 	local fs=$1
 	if [ ${#only_tests[@]} -gt 0 ]; then
 		printf '%s\n' "${only_tests[@]}" | { grep "^$fs/" || true; }
+	elif [ ${#groups[@]} -gt 0 ]; then
+		group_of "$fs" "${groups[@]}"
 	elif [ $full = 1 ] && [ "$fs" = xfs ]; then
 		{ group_of xfs growfs; quick_mkfs_repair; echo xfs/202; } | sort -u
 	elif [ $full = 1 ]; then
@@ -93,6 +116,96 @@ select_tests() { # select_tests FS: one case a line
 		printf '%s\n' "${curated_ext4[@]}" | sort
 	fi
 }
+
+# With --kernel: this script again, with the other arguments, in a guest on that kernel.
+if [ -n "$kernel" ]; then
+	# fstests_guest IMAGE OUTDIR ARGS...: one guest on IMAGE runs test-fstests.sh ARGS; its
+	# KTAP in OUTDIR/fstests.tap; the exit status of run-vm.sh.
+	fstests_guest() {
+		local k=$1 o=$2 img modules vm st=0
+		shift 2
+		img=$(realpath -m "$k")
+		modules="$(dirname "$img")/modules$(basename "$img" | sed 's/^bzImage//')"
+		rm -rf "$o"
+		mkdir -p "$o"
+		vm=$(mktemp -d "$work/vm.XXXXXX")
+		{
+			printf 'GUEST=fstests-guest.sh\nMODULES=%q\nFSTESTS=%q\n' "$modules" "$obj"
+			printf 'LIMIT=%q\n' "$limit"
+			printf 'ARGS=(%s)\n' "$(printf '%q ' "$@")"
+		} > "$o/job"
+		bash "$top/scripts/run-vm.sh" --kernel "$img" --initrd "$initrd" --qemu "$qemu" \
+			--dir "$vm" --timeout $((limit * ${#configs[@]} + 600)) --memory 2G --test hostroot --quiet \
+			--append "gh.out=$o gh.top=$top scsi_debug.add_host=0" \
+			--disk "virtio:size=$dev_size" --disk "virtio:size=$dev_size" \
+			--qemu-arg -virtfs --qemu-arg "local,path=/,mount_tag=ghroot,security_model=none,readonly=on,multidevs=remap" \
+			--qemu-arg -virtfs --qemu-arg "local,path=$o,mount_tag=ghout,security_model=none,multidevs=remap" \
+			>/dev/null 2>"$o/run-vm.err" || st=$?
+		cp "$vm/console.log" "$o/console.log" 2>/dev/null || true
+		rm -rf "$vm"
+		return $st
+	}
+	qemu="$out/qemu-system-x86_64" initrd=$(realpath -m "${GH_INITRD:-$out/initramfs.cpio.gz}")
+	why=""
+	if [ -s "$top/build/fstests.missing" ]; then
+		why=$(cat "$top/build/fstests.missing")
+	elif [ -z "$obj" ] || [ ! -x "$obj/check" ]; then
+		why="fstests is not built (make fstests)"
+	elif [ ! -r "$kernel" ] || [ ! -r "$initrd" ] || [ ! -x "$qemu" ]; then
+		why="no kernel $kernel, or the initramfs or QEMU is not built (make initramfs qemu)"
+	elif [ -n "$base_kernel" ] && [ ! -r "$base_kernel" ]; then
+		why="no base kernel $base_kernel"
+	elif ! "$qemu" -device help 2>/dev/null | matches '"virtio-9p-pci"'; then
+		why="$qemu has no virtio-9p (make qemu: built with --enable-virtfs)"
+	fi
+	echo "KTAP version 1"
+	if [ -n "$why" ]; then
+		echo "1..1"
+		result skip "fstests on $kernel" "$why"
+		exit 0
+	fi
+	results="$top/build/results/fstests-kernel"
+	rm -rf "$results"
+	mkdir -p "$results"
+	work=$(mktemp -d "${TMPDIR:-/tmp}/gh-fstests.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+	rc=0
+	fstests_guest "$kernel" "$results/series" "${guest_args[@]}" || rc=$?
+	tap="$results/series/fstests.tap"
+	if ! grep -q '^1\.\.' "$tap" 2>/dev/null; then
+		echo "1..1"
+		{
+			echo "no results from the guest on $kernel (run-vm.sh status $rc); last console lines:"
+			tr -d '\r' < "$results/series/console.log" 2>/dev/null | grep -v '^GH-DMESG' | tail -n 20 || true
+			tail -n 5 "$results/series/fstests.err" 2>/dev/null || true
+		} | diag
+		result notok "fstests on $kernel" "no results"
+		exit 0
+	fi
+	# A new failure on --kernel that fails on --base-kernel too is not the kernel's: the
+	# same cases, in the same configurations, on the base.
+	mapfile -t failed < <(sed -n 's/^not ok [0-9]* \([a-z0-9]*\/[0-9]*\) \[.*# new failure.*/\1/p' "$tap" | sort -u)
+	declare -A on_base=()
+	if [ -n "$base_kernel" ] && [ ${#failed[@]} -gt 0 ]; then
+		base_args=()
+		for c in "${only_configs[@]}"; do base_args+=(--config "$c"); done
+		fstests_guest "$base_kernel" "$results/base" "${base_args[@]}" "${failed[@]}" || true
+		while read -r st t cfg; do
+			on_base["$t $cfg"]=$st
+		done < <(sed -n -e 's/^ok [0-9]* \([^ ]*\) \(\[[^]]*\]\).*/ok \1 \2/p' \
+			-e 's/^not ok [0-9]* \([^ ]*\) \(\[[^]]*\]\).*/notok \1 \2/p' "$results/base/fstests.tap" 2>/dev/null)
+	fi
+	while IFS= read -r line; do
+		if [[ "$line" =~ ^not\ ok\ ([0-9]+)\ ([^ ]+)\ (\[[^]]*\])\ \#\ new\ failure ]] &&
+			[ "${on_base["${BASH_REMATCH[2]} ${BASH_REMATCH[3]}"]:-}" = notok ]; then
+			echo "ok ${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]} # SKIP fails on the base kernel too ($base_kernel)"
+		elif [ "$line" != "KTAP version 1" ]; then
+			echo "$line"
+		fi
+	done < "$tap"
+	echo "on $kernel$([ -z "$base_kernel" ] || echo ", failures again on $base_kernel"); results: ${results#"$top"/}" | diag
+	exit 0
+fi
 
 # The configurations of this run and their cases.
 runs=() total=1
@@ -152,6 +265,9 @@ echo "kernel $(uname -r), fstests $(git -C "$top/build/fstests" describe --alway
 work=$(mktemp -d "${TMPDIR:-/tmp}/gh-fstests.XXXXXX")
 chmod 755 "$work"
 loops=()
+# FSTESTS_TEST_DEV and FSTESTS_SCRATCH_DEV: these devices instead (the guest's disks, with
+# --kernel), whatever they hold.
+test_dev=${FSTESTS_TEST_DEV:-} scratch_dev=${FSTESTS_SCRATCH_DEV:-}
 cleanup() {
 	local m l
 	for m in "$work/scratch" "$work/test"; do
@@ -168,11 +284,13 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$work/test" "$work/scratch"
-truncate -s "$dev_size" "$work/test.img" "$work/scratch.img"
-test_dev=$(losetup -f --show "$work/test.img")
-loops+=("$test_dev")
-scratch_dev=$(losetup -f --show "$work/scratch.img")
-loops+=("$scratch_dev")
+if [ -z "$test_dev" ] || [ -z "$scratch_dev" ]; then
+	truncate -s "$dev_size" "$work/test.img" "$work/scratch.img"
+	test_dev=$(losetup -f --show "$work/test.img")
+	loops+=("$test_dev")
+	scratch_dev=$(losetup -f --show "$work/scratch.img")
+	loops+=("$scratch_dev")
+fi
 
 # fstests wants an fsgqa user for the cases that drop privileges.
 if ! id fsgqa >/dev/null 2>&1; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs blktests in the blktests guest (selftests/guest/blktests.sh chroots into the host's root
+# Runs blktests in the host-root guest (selftests/guest/hostroot.sh chroots into the host's root
 # filesystem, read-only under a tmpfs overlay, and starts this with the output directory, a
 # writable virtio-9p mount).  OUT/job (written by scripts/test-blktests.sh) names:
 #   BLKTESTS   the blktests build to run (from the host's root, read-only: results go to /tmp)
@@ -15,36 +15,14 @@ BLKTESTS="" MODULES="" CONFIG="" TESTS=()
 # shellcheck source=/dev/null
 . "$out/job"
 
+# shellcheck source=hostroot-guest.sh
+. "$(dirname "$0")/hostroot-guest.sh"
 rel=$(uname -r)
-# The modules and the configuration of the running kernel where the host's root has its own.
-if [ -n "$MODULES" ] && [ -d "$MODULES/lib/modules/$rel" ]; then
-	mkdir -p /lib/modules
-	mount --bind "$MODULES/lib/modules" /lib/modules
-fi
-if [ -n "$MODULES" ] && [ -f "$MODULES/boot/config-$rel" ]; then
-	mkdir -p /boot
-	cp "$MODULES/boot/config-$rel" "/boot/config-$rel"
-fi
-mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
-
-# udev as on the machines blktests runs on (it settles after each change, and tests such as
-# dm/003 use the /dev/mapper links udev makes).  systemd's tools see the chroot and decline
-# ("Running in chroot, ignoring request") unless told that it is the system's root.
-export SYSTEMD_IGNORE_CHROOT=1
-mkdir -p /run/udev
-# The disks present at boot are not replayed to it (udevadm trigger): the tests read them
-# through sysfs and sg, and replaying costs a minute of emulated time.
-/lib/systemd/systemd-udevd --daemon --resolve-names=never
+hostroot_modules "$MODULES"
+hostroot_udev
 
 # The disks present at boot are the QEMU disks: blktests' test devices.
-devs=()
-for d in /sys/block/*; do
-	n=${d##*/}
-	case "$n" in
-	nvme*c*) ;;
-	vd* | sd* | nvme*n*) devs+=("/dev/$n") ;;
-	esac
-done
+mapfile -t devs < <(hostroot_disks)
 {
 	echo "TEST_DEVS=(${devs[*]})"
 	printf '%s\n' "$CONFIG"

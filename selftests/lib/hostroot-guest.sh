@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# Sourced by the scripts selftests/guest/hostroot.sh runs in the host-root guest
+# (blktests-guest.sh, fstests-guest.sh): the running kernel's modules and configuration where
+# the host's root has its own, and udev as on the machines the suites run on.
+
+# hostroot_modules ROOT: ROOT is a root tree with lib/modules/<release> and
+# boot/config-<release> for the running kernel (build/out/modules; Debian's package for
+# Debian's kernel); nothing happens where it has none.
+hostroot_modules() {
+	local root=$1 rel
+	rel=$(uname -r)
+	if [ -n "$root" ] && [ -d "$root/lib/modules/$rel" ]; then
+		mkdir -p /lib/modules
+		mount --bind "$root/lib/modules" /lib/modules
+	fi
+	if [ -n "$root" ] && [ -f "$root/boot/config-$rel" ]; then
+		mkdir -p /boot
+		cp "$root/boot/config-$rel" "/boot/config-$rel"
+	fi
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
+}
+
+# hostroot_udev: udev, which settles after each change and makes the /dev/mapper links that
+# dmsetup's users expect.  systemd's tools see the chroot and decline ("Running in chroot,
+# ignoring request") unless told that it is the system's root.  The disks present at boot
+# are not replayed to it (udevadm trigger): the suites read them through sysfs, and
+# replaying costs a minute of emulated time.
+hostroot_udev() {
+	export SYSTEMD_IGNORE_CHROOT=1
+	mkdir -p /run/udev
+	/lib/systemd/systemd-udevd --daemon --resolve-names=never
+}
+
+# hostroot_disks: the disks present at boot, the QEMU disks, one a line (/dev/vda ...).
+hostroot_disks() {
+	local d n
+	for d in /sys/block/*; do
+		n=${d##*/}
+		case "$n" in
+		nvme*c*) ;;
+		vd* | sd* | nvme*n*) echo "/dev/$n" ;;
+		esac
+	done
+}
