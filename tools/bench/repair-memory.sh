@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # xfs_repair -n -P on the host: peak memory and time of Debian's xfs_repair, the unpatched
-# xfsprogs base and the series' on the many-AGs layouts of scripts/bench-many-ags.sh
+# xfsprogs base and the series' on the many-AGs layouts of tools/bench/bench-many-ags.sh
 # (build/many-ags, made by that script). Root is not needed: the images are files.
 # repair-memory.sh [OUTDIR]   (default tools/bench/results/<date>-repair-memory)
 set -euo pipefail
@@ -15,7 +15,7 @@ for p in "${progs[@]}"; do
 	[ -x "${p#*:}" ] || die "no ${p#*:} (make xfsprogs mkfs-stock)"
 done
 for l in $layouts; do
-	[ -s "$images/$l.img" ] || die "no $images/$l.img: run scripts/bench-many-ags.sh first"
+	[ -s "$images/$l.img" ] || die "no $images/$l.img: run tools/bench/bench-many-ags.sh first"
 done
 command -v /usr/bin/time >/dev/null || die "/usr/bin/time is missing (package time)"
 build_lock
@@ -36,7 +36,7 @@ rm -f "$outdir/.t"
 {
 	echo "# xfs_repair -n -P on the host: peak RSS and time"
 	echo
-	echo "\`tools/bench/repair-memory.sh\` on the images of \`scripts/bench-many-ags.sh\` (env.txt)."
+	echo "\`tools/bench/repair-memory.sh\` on the images of \`tools/bench/bench-many-ags.sh\` (env.txt)."
 	echo "debian: Debian 12's xfs_repair; base: the unpatched xfsprogs of xfsprogs/BASE; series:"
 	echo "the same with the series. One run each; peak RSS from the kernel (GNU time's %M)."
 	echo
