@@ -128,10 +128,10 @@ check-peer: deps e2fsprogs xfsprogs mkfs-stock fstests blktests kernel-sanitize 
 		$(S)/test-blktests.sh --full | tee build/results/blktests-full.tap
 
 bench: deps tools kernel qemu initramfs xfsprogs e2fsprogs
-	@$(S)/bench.sh
-	@$(S)/bench-cost.sh
-	@$(S)/bench-io.sh
-	@$(S)/bench-inflate.sh
+	@tools/bench/bench.sh
+	@tools/bench/bench-cost.sh
+	@tools/bench/bench-io.sh
+	@tools/bench/bench-inflate.sh
 	@tools/bench/ag-growth.py build/out/xfsprogs/sbin/mkfs.xfs tools/bench/results/$$(date -u +%Y-%m-%d)-ag-growth
 
 clean:

@@ -3,7 +3,8 @@
 # busybox-static, the host's filesystem and SCSI tools with their shared libraries, the
 # project's guest binaries when built (growth-mkfs, blkid and lsblk of the
 # util-linux series; the e2fsprogs and xfsprogs series in /opt/gh-mkfs, their unpatched bases
-# in /opt/gh-mkfs-stock), and the guest test scripts (selftests/guest).
+# in /opt/gh-mkfs-stock), and the guest test scripts (selftests/guest; the benchmarks' in
+# tools/bench/guest).
 # build-initramfs.sh [-o OUTPUT]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -88,12 +89,12 @@ for v in e2fsprogs xfsprogs e2fsprogs-stock xfsprogs-stock; do
 	fi
 done
 
-# The guest's random-read load for make bench (static, like busybox), and its stand-in for
-# /usr/bin/time -v (scripts/bench-many-ags.sh).
-cc -O2 -Wall -static -o "$stage/bin/gh-randread" "$top/selftests/bench/randread.c" ||
-	die "building selftests/bench/randread.c failed"
-cc -O2 -Wall -static -o "$stage/bin/gh-timecmd" "$top/selftests/bench/timecmd.c" ||
-	die "building selftests/bench/timecmd.c failed"
+# The benchmarks' guest helpers (tools/bench/guest): the random-read load for make bench
+# (static, like busybox), and its stand-in for /usr/bin/time -v (tools/bench/bench-many-ags.sh).
+cc -O2 -Wall -static -o "$stage/bin/gh-randread" "$top/tools/bench/guest/randread.c" ||
+	die "building tools/bench/guest/randread.c failed"
+cc -O2 -Wall -static -o "$stage/bin/gh-timecmd" "$top/tools/bench/guest/timecmd.c" ||
+	die "building tools/bench/guest/timecmd.c failed"
 
 guest="$top/selftests/guest"
 # The guest's reader of a disk at the moment of its RESIZE uevent (the nvme scenario).
@@ -102,8 +103,12 @@ cc -O2 -Wall -static -o "$stage/bin/gh-read-on-resize" "$guest/lib/read-on-resiz
 install -m 0755 "$guest/lib/init" "$stage/init"
 install -m 0755 "$guest/lib/uevent" "$stage/sbin/gh-uevent"
 install -m 0644 "$guest/lib/gh.sh" "$stage/lib/gh/gh.sh"
-for t in "$guest"/*.sh; do
-	[ -e "$t" ] && install -m 0755 "$t" "$stage/tests/${t##*/}"
+# The guest tests, /tests/NAME.sh for gh.test=NAME: the scenarios' and the benchmarks'.
+for t in "$guest"/*.sh "$top/tools/bench/guest"/*.sh; do
+	[ -e "$t" ] || continue
+	[ ! -e "$stage/tests/${t##*/}" ] ||
+		die "two guest tests named ${t##*/} (selftests/guest, tools/bench/guest)"
+	install -m 0755 "$t" "$stage/tests/${t##*/}"
 done
 printf 'root:x:0:0:root:/:/bin/sh\n' > "$stage/etc/passwd"
 printf 'root:x:0:\n' > "$stage/etc/group"

@@ -59,7 +59,7 @@ ADDED = {w: added(p) for w, p in SERIES.items()}
 kall, qall = "".join(ADDED["kernel"].values()), "".join(ADDED["qemu"].values())
 docs = {}  # the project's documents and those the series carry (QEMU rst and QAPI, ABI text)
 for pat in ("README.md", "Documentation/**/*.md", "Documentation/**/*.txt", "Documentation/**/*.patch",
-            "*/cover-letter.txt", "tools/*.md", "tools/man/*.[0-9]"):
+            "*/cover-letter.txt", "tools/*.md", "tools/bench/*.md", "tools/man/*.[0-9]"):
     for p in sorted(glob.glob(os.path.join(TOP, pat), recursive=True)):
         docs[os.path.relpath(p, TOP)] = read(p).replace("\\-", "-")
 docs.update(("qemu series: " + p, t) for p, t in ADDED["qemu"].items() if re.match(r"docs/|qapi/", p))

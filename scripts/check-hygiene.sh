@@ -22,17 +22,20 @@ result() { # result STATUS NAME [SKIP-REASON]; the diagnostics come before it
 	esac
 }
 
-# 1. shellcheck: every shell script of the project (guest scripts are busybox sh).
+# 1. shellcheck: every shell script of the project (guest scripts are busybox sh); the
+# benchmarks' scripts are in tools/bench/ (their guest parts in tools/bench/guest/).
 mapfile -t files < <(git ls-files -- 'scripts/*.sh' 'selftests/*.sh' 'selftests/**/*.sh' .ci/run \
-	selftests/guest/lib/init selftests/guest/lib/uevent)
+	selftests/guest/lib/init selftests/guest/lib/uevent 'tools/bench/*.sh')
 rc=0
 shellcheck "${files[@]}" > "$top/build/shellcheck.log" 2>&1 || rc=$?
 head -n 40 "$top/build/shellcheck.log" | diag
 result $rc shellcheck
 
-# 10 (run here, reported last). The Makefile runs scripts/*.sh directly: each must be committed
-# with its execute bit (a clone gets the mode from git, not from the developer's disk).
-notexec=$(git ls-files -s -- 'scripts/*.sh' .ci/run | awk '$1 != "100755" { print $4 }')
+# 10 (run here, reported last). The Makefile runs scripts/*.sh and tools/bench/*.sh directly:
+# each must be committed with its execute bit (a clone gets the mode from git, not from the
+# developer's disk).  The guest's scripts get theirs in the initramfs.
+notexec=$(git ls-files -s -- 'scripts/*.sh' ':(glob)tools/bench/*.sh' .ci/run |
+	awk '$1 != "100755" { print $4 }')
 
 # 2-7. The committed series and the tree under build/ are the same: export the tree into a
 # clone of HEAD; nothing may change.  Without a tree (fresh checkout) the clone makes one
@@ -130,8 +133,9 @@ checkpatch qemu "qemu checkpatch"
 checkpatch util-linux "util-linux checkpatch" --tree kernel --filter ul_code_only --no-tree --terse \
 	--no-summary --show-types --ignore FILE_PATH_CHANGES,EXECUTE_PERMISSIONS --max-line-length=150
 
-# 8. Bases come from apt by package name: no download URLs in scripts, Makefile, CI.
-urls=$(git grep -nE 'https?://' -- scripts Makefile .ci 2>/dev/null || true)
+# 8. Bases come from apt by package name: no download URLs in scripts (the benchmarks' too),
+# Makefile, CI.
+urls=$(git grep -nE 'https?://' -- scripts 'tools/bench/*.sh' Makefile .ci 2>/dev/null || true)
 if [ -n "$urls" ]; then
 	echo "$urls" | diag
 	result 1 "no URLs in scripts"

@@ -7,7 +7,7 @@
 # last one what blktests runs beyond those (in its guest, whose root is the host's) and lvm2,
 # which dm/005 and the lvm scenario (in the test guest's initramfs) use, and stress-ng, which
 # scripts/stress-suites.sh loads the machine with, bmap-tools and cloud-guest-utils (growpart),
-# two of the deployment paths scripts/bench-inflate.sh compares growth-inflate with, and
+# two of the deployment paths tools/bench/bench-inflate.sh compares growth-inflate with, and
 # libfdisk-dev and dosfstools, which growth-inflate (its partition tables) and its tests (the
 # images' EFI system partitions) need.
 # The line that starts with libxml2-dev is what libvirt (libvirt/BASE) needs for a build of

@@ -11,7 +11,8 @@
 #                     nvme controller nvc-ID with an nvme-ns device ID; serial= is the
 #                     controller's); images are sparse raw files, created unless file= exists.
 #                     Repeatable.
-#   --test NAME       guest test to run (selftests/guest/NAME.sh; kernel arg gh.test=NAME)
+#   --test NAME       guest test to run (selftests/guest/NAME.sh, or tools/bench/guest/NAME.sh
+#                     for a benchmark; kernel arg gh.test=NAME)
 #   --append ARGS     more kernel command line (e.g. gh.key=value)
 #   --dir DIR         keep console.log, qemu.log and disk images in DIR (default: temporary)
 #   --sockdir DIR     QMP socket (qmp.sock) and host->guest channel (ctl.in) (default: temporary)

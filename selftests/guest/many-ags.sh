@@ -7,7 +7,7 @@
 #   gh.mkfs=OPTS     mkfs.xfs -d options of the small filesystem (default size=512m,agcount=4:
 #                    AGs of 128 MiB, so that a disk of 128 GiB holds 1024 of them; mkfs.xfs
 #                    wants 300 MiB at least and a log of 64 MiB inside an AG)
-# No timing is asserted: the times belong to scripts/bench-many-ags.sh.
+# No timing is asserted: the times belong to tools/bench/bench-many-ags.sh.
 # shellcheck source=SCRIPTDIR/lib/gh.sh
 . /lib/gh/gh.sh
 delay=$(gh_param delay 1) mkfsopts=$(gh_param mkfs size=512m,agcount=4)

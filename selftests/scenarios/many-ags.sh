@@ -2,7 +2,7 @@
 # shellcheck disable=SC2317 # scenario is called through h_main
 # Scenario: XFS grown to thousands of allocation groups on a latency device (dm-delay): grow, mount, unmount, xfs_repair -n; a shutdown during growfs and disk errors during a mount, each followed by a remount and a clean check
 # One empty virtio disk of 128 GiB behind dm-delay (1 ms; a jiffy at least): a 512 MiB XFS of 4
-# AGs grown to 1024 AGs.  The times belong to scripts/bench-many-ags.sh; nothing here is timed.
+# AGs grown to 1024 AGs.  The times belong to tools/bench/bench-many-ags.sh; nothing here is timed.
 set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The tables of scripts/bench-cost.sh from its raw.tsv (markdown on stdout).
+"""The tables of tools/bench/bench-cost.sh from its raw.tsv (markdown on stdout).
 
 usage: cost-report.py RESULTS-DIR
 
@@ -59,7 +59,7 @@ def main():
         groups[(r["fs"], r["part"], r["layout"])] = r["groups"]
         loads.append(float(r["load1"]))
     print("# What users pay: the layouts of a hinted disk against the defaults "
-          "(scripts/bench-cost.sh)\n")
+          "(tools/bench/bench-cost.sh)\n")
     with open(os.path.join(outdir, "env.txt")) as f:
         print("```\n" + f.read().rstrip() + "\n```\n")
     if loads:

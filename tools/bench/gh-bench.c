@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * gh-bench: the workloads of scripts/bench.sh, in C so that they cost the
+ * gh-bench: the workloads of tools/bench/bench.sh, in C so that they cost the
  * same in every run and do not measure an interpreter.
  *
  *   gh-bench populate DIR SEED PART NPARTS NFILES NDIRS

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""results.md of scripts/bench-inflate.sh from DIR/raw.tsv and DIR/env.txt (printed).
+"""results.md of tools/bench/bench-inflate.sh from DIR/raw.tsv and DIR/env.txt (printed).
 
 Per filesystem, one row per method: the median wall time of the deployment (copy, cloud-init's
 growpart and growfs where the method needs them, sync) with the smallest and largest of the
@@ -47,7 +47,7 @@ def layout(fs, s):
     return "%s groups, journal %s, %s reserved GDT blocks" % (p[0], p[1], p[2])
 
 
-print("# growth-inflate against today's deployment paths (scripts/bench-inflate.sh)\n")
+print("# growth-inflate against today's deployment paths (tools/bench/bench-inflate.sh)\n")
 print("```")
 print(env.rstrip())
 print("```\n")

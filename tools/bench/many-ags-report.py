@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""results.md of scripts/bench-many-ags.sh from its raw.tsv (delay_ms, layout, measure, run,
+"""results.md of tools/bench/bench-many-ags.sh from its raw.tsv (delay_ms, layout, measure, run,
 value): medians with min-max over the runs, per layout and delay."""
 import collections, statistics, sys
 
@@ -47,7 +47,7 @@ def agcount(l):
 
 
 print("# XFS with many allocation groups on a latency device\n")
-print("`scripts/bench-many-ags.sh` (env.txt: kernel, parameters, machine). A guest under TCG, one")
+print("`tools/bench/bench-many-ags.sh` (env.txt: kernel, parameters, machine). A guest under TCG, one")
 print("vCPU; each layout's image is a virtio disk behind dm-delay; \"delay\" is dm-delay's setting,")
 print("\"read latency\" what a 4 KiB reader at queue depth 1 measured through it. Times in seconds:")
 print("the median of the runs with min-max; reads and writes: completed on the dm device.\n")

@@ -63,7 +63,7 @@ for size in 10G 100G 1T; do
 				t1=$(date +%s.%N)
 				reads=$(sed -E 's/[[:alnum:])]\.+//g' "$work/log" | tr -cd '.' | wc -c)
 				ver=$(grep -q 'verified secondary superblock' "$work/log" && echo yes || echo no)
-				stop=$(grep -o 'Only one AG detected' "$work/log" | head -n 1 || true)
+				stop=$(grep -o 'Only one AG detected' "$work/log" | sed -n 1p || true)
 				# shellcheck disable=SC2086 # geo is two words: AG count and size
 				printf '| %s | %s (%s AGs of %s blocks) | %s | %s | %s%s | %s | %s | %.2f |\n' \
 					"$size" "$layout" $geo "$nested" "$v" "$rc" "${stop:+ ($stop)}" "$ver" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # xfs_repair -n -P and -n on the host: peak memory, threads and time of Debian's xfs_repair,
 # the unpatched xfsprogs base and the series' on the many-AGs layouts of
-# scripts/bench-many-ags.sh (build/many-ags, made by that script). Root is not needed: the
+# tools/bench/bench-many-ags.sh (build/many-ags, made by that script). Root is not needed: the
 # images are files.
 # repair-memory.sh [OUTDIR]   (default tools/bench/results/<date>-repair-memory)
 #   BENCH_RM_LAYOUTS  the layouts (t10 h10 g10 h64 g2)
@@ -21,7 +21,7 @@ for p in "${progs[@]}"; do
 	[ -x "${p#*:}" ] || die "no ${p#*:} (make xfsprogs mkfs-stock)"
 done
 for l in $layouts; do
-	[ -s "$images/$l.img" ] || die "no $images/$l.img: run scripts/bench-many-ags.sh first"
+	[ -s "$images/$l.img" ] || die "no $images/$l.img: run tools/bench/bench-many-ags.sh first"
 done
 command -v /usr/bin/time >/dev/null || die "/usr/bin/time is missing (package time)"
 build_lock
@@ -65,7 +65,7 @@ rm -f "$outdir/.t" "$outdir/.n"
 {
 	echo "# xfs_repair -n -P and -n on the host: peak RSS, threads and time"
 	echo
-	echo "\`tools/bench/repair-memory.sh\` on the images of \`scripts/bench-many-ags.sh\` (env.txt)."
+	echo "\`tools/bench/repair-memory.sh\` on the images of \`tools/bench/bench-many-ags.sh\` (env.txt)."
 	echo "debian: Debian 12's xfs_repair; base: the unpatched xfsprogs of xfsprogs/BASE; series:"
 	echo "the same with the series. One run each; peak RSS from the kernel (GNU time's %M); threads:"
 	echo "the most seen at once, sampled every 50 ms. A run stopped after $limit s has status 124."

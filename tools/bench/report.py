@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The regret matrix of scripts/bench.sh from its raw.tsv: results.md and regret.png.
+"""The regret matrix of tools/bench/bench.sh from its raw.tsv: results.md and regret.png.
 
 usage: report.py BENCH-DIR KEY=VALUE...   (the run's parameters, for the text)
 
@@ -148,7 +148,7 @@ def fmt_cell(c, key):
 out = []
 out.append("# growth-mkfs regret matrix\n")
 out.append(
-    "Produced by `%s` (scripts/bench.sh) in %.0f s on %s cores; %s. Disk: %s that may grow to %s "
+    "Produced by `%s` (tools/bench/bench.sh) in %.0f s on %s cores; %s. Disk: %s that may grow to %s "
     "in %s steps (`--min %s --max %s --increment %s`), final sizes F = %s reached by the cloud "
     "pattern (fill to ~99%% with fallocate, grow, repeat) scaled to at most %s geometric growth "
     "steps; F = %s never grows (tree, then fill to 90%%). Population: %s files with data in %s "

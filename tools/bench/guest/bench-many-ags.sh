@@ -1,5 +1,5 @@
 #!/bin/sh
-# scripts/bench-many-ags.sh, guest part: XFS with many allocation groups behind a latency
+# tools/bench/bench-many-ags.sh, guest part: XFS with many allocation groups behind a latency
 # device (dm-delay over a virtio disk: each read and write waits gh.delay ms).
 #   gh.layouts=NAME:SERIAL,...  disks holding the layouts the host made (mounted read-write)
 #   gh.delay=MS                 dm-delay's delay for reads, writes and flushes (0: none)
@@ -12,7 +12,7 @@
 # Prints "# many-ags LAYOUT MEASURE RUN VALUE" lines for the host: seconds (_s), counts, KiB;
 # "phase_NAME_s" are the kernel's phase times, when it prints them ("XFS (dm-N): phase NAME
 # US us": the bench's debug patch, not part of the series).
-# shellcheck source=SCRIPTDIR/lib/gh.sh
+# shellcheck source=SCRIPTDIR/../../../selftests/guest/lib/gh.sh
 . /lib/gh/gh.sh
 delay=$(gh_param delay 0) mounts=$(gh_param mounts 3) grows=$(gh_param grows 1)
 rtimeout=$(gh_param repair_timeout 300)

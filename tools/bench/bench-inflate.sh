@@ -33,7 +33,7 @@
 # elsewhere): raw.tsv, results.md (tools/bench/inflate-report.py) and env.txt; the images and
 # logs stay in build/bench-inflate.  Holds the build lock while it runs.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "needs root (loop devices, mounts)"
 rounds=${BENCH_INFLATE_ROUNDS:-5} fill=${BENCH_INFLATE_FILL:-960} fss=${BENCH_INFLATE_FS:-xfs ext4}

@@ -17,7 +17,7 @@
 # many threads as cores, a streaming write, free space and free inodes; each as a ratio to
 # the reference of the same run.
 # Root only (loop devices on sparse files under build/bench).  Not part of make check; make
-# bench runs it (then scripts/bench-io.sh); alone: make tools xfsprogs && scripts/bench.sh.
+# bench runs it first (tools/BENCH.md); alone: make tools xfsprogs && tools/bench/bench.sh.
 # Output: tools/bench/results/<date>-regret[-quick][-FS]/ (BENCH_OUT to write elsewhere):
 # raw.tsv (every run's values), results.md, regret.png and env.txt (the machine, the backing
 # filesystem, the tools, the load); the loop images and logs stay in build/bench.
@@ -29,7 +29,7 @@
 # (files of the metadata workload, 20000, run 3 times), BENCH_STREAM (512M), BENCH_FS
 # ("xfs ext4"), BENCH_VARIANTS ("defaults policy native"; the reference is always made).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
@@ -364,7 +364,7 @@ for run in $(seq 1 "$runs"); do
 			for v in $variants; do
 				# The native variants are XFS's: on a hinted disk the series' mke2fs makes
 				# the policy's ext4 (64bit, the reserve; inodes and journal of the size as
-				# made); scripts/bench-cost.sh measures it against the defaults.  (v2's
+				# made); tools/bench/bench-cost.sh measures it against the defaults.  (v2's
 				# growth_target picked the "huge" usage type and ran out of inodes at 10 GiB
 				# for this population; v3 keeps the inodes of the size as made.)
 				[ "$fs" = xfs ] || [ "$v" != native ] || continue

@@ -25,7 +25,7 @@
 # to write elsewhere): raw.tsv (delay, layout, measure, run, value), results.md, env.txt,
 # and the guests' consoles in build/results/bench-many-ags/.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 images=${BENCH_MA_IMAGES:-$top/build/many-ags}
 delays=${BENCH_MA_DELAYS:-0 1 2}

@@ -41,7 +41,7 @@
 # ratios to the defaults with a bootstrap 95% interval, the median paired difference, and a
 # verdict against "no worse than the defaults by more than 10%" (met, failed, inconclusive).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 runs=${BENCH_C_RUNS:-5}
 fslist=${BENCH_C_FS:-xfs ext4}

@@ -2,7 +2,7 @@
 # make bench: 4 KiB random-read IOPS on a disk with hints and one without, in the same guest,
 # alternating runs.  gh.disks=HINTED,PLAIN  gh.rounds=N  gh.seconds=S
 # Prints "# bench-io ROUND DISK IOPS" lines for the host to collect.
-# shellcheck source=SCRIPTDIR/lib/gh.sh
+# shellcheck source=SCRIPTDIR/../../../selftests/guest/lib/gh.sh
 . /lib/gh/gh.sh
 hinted=$(gh_disk "$(gh_param disks | cut -d, -f1)") || { t_fail "hinted disk present"; gh_done; exit; }
 plain=$(gh_disk "$(gh_param disks | cut -d, -f2)") || { t_fail "plain disk present"; gh_done; exit; }

@@ -14,7 +14,7 @@
 # write elsewhere).  Under TCG the absolute numbers are far below real hardware; the ratios are
 # what matters, and their resolution is the spread of the paired ratios.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 rounds=${BENCH_IO_ROUNDS:-8} boots=${BENCH_BOOTS:-5}
 kernel=${GH_KERNEL:-$out/bzImage} qemu=${GH_QEMU:-$out/qemu-system-x86_64}
@@ -68,7 +68,7 @@ read -r bh bh_min bh_max < <(stats < "$work/boot-hinted.txt")
 read -r bp bp_min bp_max < <(stats < "$work/boot-plain.txt")
 
 {
-	echo "Hint path cost on virtio-blk ($(date -u +%Y-%m-%d), TCG, scripts/bench-io.sh)"
+	echo "Hint path cost on virtio-blk ($(date -u +%Y-%m-%d), TCG, tools/bench/bench-io.sh)"
 	printf '%-28s %12s %12s %12s\n' "" "median" "min" "max"
 	printf '%-28s %12s %12s %12s\n' "4k randread IOPS, hints" "$ih" "$ih_min" "$ih_max"
 	printf '%-28s %12s %12s %12s\n' "4k randread IOPS, no hints" "$ip" "$ip_min" "$ip_max"
