@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
-# Build the guest kernel from build/kernel: build-kernel.sh [guest|sanitize|modules]
-# (kernel/config/<variant>.config on top of guest.config; modules: for check-series.sh)
-# Output: build/out/bzImage (guest) or build/out/bzImage-sanitize, and its modules and
-# configuration as a root tree, build/out/modules[-sanitize]/lib/modules/<release> and
-# .../boot/config-<release> (blktests loads the modules; nothing else does).
+# Build the guest kernel from build/kernel: build-kernel.sh [--base] [VARIANT]
+# VARIANT: guest (the default), or kernel/config/VARIANT.config on top of guest.config
+# (sanitize, latency, fstests; modules: for check-series.sh).
+# Output: build/out/bzImage (guest) or build/out/bzImage-VARIANT, and its modules and
+# configuration as a root tree, build/out/modules[-VARIANT]/lib/modules/<release> and
+# .../boot/config-<release> (the suites in the host-root guest load the modules; nothing
+# else does).
+#   --base  the unpatched base instead (build/kernel at gh-base, checked out in
+#           build/base/kernel), the same configuration as far as the base knows its options,
+#           into build/base/out: what a failure on the series' kernel is compared with
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+base=0
+if [ "${1:-}" = --base ]; then
+	base=1
+	shift
+fi
 variant=${1:-guest}
-# GH_KERNEL_SRC, GH_KERNEL_OBJ and GH_KERNEL_OUT build another tree (e.g. the unpatched base,
-# for test-blktests.sh) into another output directory.
+# GH_KERNEL_SRC, GH_KERNEL_OBJ and GH_KERNEL_OUT build another tree into another output
+# directory.
+if [ $base = 1 ]; then
+	[ -d "$top/build/kernel/.git" ] || die "no kernel tree at $top/build/kernel: run 'make kernel-tree' first"
+	base_checkout "$top/build/kernel" "$top/build/base/kernel"
+	export GH_KCONFIG_PARTIAL=1
+	GH_KERNEL_SRC="$top/build/base/kernel" GH_KERNEL_OBJ="$top/build/base/kernel-obj-$variant"
+	GH_KERNEL_OUT="$top/build/base/out"
+fi
 src="${GH_KERNEL_SRC:-$top/build/kernel}"
 obj="${GH_KERNEL_OBJ:-$top/build/kernel-obj-$variant}"
 out="${GH_KERNEL_OUT:-$out}"

@@ -203,15 +203,10 @@ done < "$work/lines"
 if [ ${#newfail[@]} -gt 0 ] && [ $debian = 0 ] && [ "${GH_BLKTESTS_BASE_RERUN:-1}" = 1 ]; then
 	variant=guest
 	[[ "$kernel" != *-sanitize ]] || variant=sanitize
-	bsrc="$top/build/base/kernel" bout="$top/build/base/out"
+	bout="$top/build/base/out"
 	bsuffix=""
 	[ $variant = guest ] || bsuffix="-$variant"
-	if (
-		set -e
-		base_checkout "$top/build/kernel" "$bsrc"
-		GH_KCONFIG_PARTIAL=1 GH_KERNEL_SRC="$bsrc" GH_KERNEL_OBJ="$top/build/base/kernel-obj-$variant" \
-			GH_KERNEL_OUT="$bout" bash "$top/scripts/build-kernel.sh" "$variant"
-	) > "$results/base-build.log" 2>&1; then
+	if bash "$top/scripts/build-kernel.sh" --base "$variant" > "$results/base-build.log" 2>&1; then
 		guest "$bout/bzImage$bsuffix" "$initrd" "$bout/modules$bsuffix" "$results/base" \
 			"${newfail[@]}" || true
 		while IFS='|' read -r t _ status _; do
