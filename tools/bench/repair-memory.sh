@@ -4,14 +4,14 @@
 # tools/bench/bench-many-ags.sh (build/many-ags, made by that script). Root is not needed: the
 # images are files.
 # repair-memory.sh [OUTDIR]   (default tools/bench/results/<date>-repair-memory)
-#   BENCH_RM_LAYOUTS  the layouts (t10 h10 g10 h64 g2)
+#   BENCH_RM_LAYOUTS  the layouts (t10 t15 h10 g10 h64 g2)
 #   BENCH_RM_MODES    the options, ";"-separated ("-n -P;-n": without and with prefetch)
 #   BENCH_RM_TIMEOUT  seconds before a run is stopped (600; its status is then 124)
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 images=${BENCH_MA_IMAGES:-$top/build/many-ags}
-layouts=${BENCH_RM_LAYOUTS:-t10 h10 g10 h64 g2}
+layouts=${BENCH_RM_LAYOUTS:-t10 t15 h10 g10 h64 g2}
 IFS=';' read -r -a modes <<< "${BENCH_RM_MODES:--n -P;-n}"
 limit=${BENCH_RM_TIMEOUT:-600}
 outdir=${1:-$top/tools/bench/results/$(date -u +%Y-%m-%d)-repair-memory}
