@@ -64,7 +64,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -z "$base_kernel" ] || [ -n "$kernel" ] || die "--base-kernel goes with --kernel (usage: $usage)"
-[ -n "$limit" ] || if [ $full = 1 ]; then limit=3600; else limit=600; fi
+[ -n "$limit" ] || if [ $full = 1 ] || [ ${#groups[@]} -gt 0 ]; then limit=5400; else limit=600; fi
 
 obj=$(cat "$top/build/fstests.obj" 2>/dev/null || true)
 # FSTESTS_SERIES_BIN / FSTESTS_BASE_BIN (directories separated by ":") run other builds, an
