@@ -165,12 +165,48 @@ eq "xfs 300M target 10G: log in AG 1, a full one" "$(($(xfsfield logstart) >> $(
 check_log "xfs 300M target 10G"
 repair_n "xfs 300M target 10G: xfs_repair -n clean" "$series_xfs/xfs_repair"
 
+# The test shims (scripts/test-shim.c): a CPU count other than this machine's, and the number
+# of threads a program created.
+shim=0
+if cc -shared -fPIC -o "$work/shim.so" "$top/scripts/test-shim.c" -ldl 2>"$work/cc.log"; then
+	shim=1
+fi
+
+# xfs_repair on a filesystem of many AGs, nearly all empty (what a small image grown far is):
+# the series' starts no inode prefetch for an AG without inodes (xfsprogs patch 10) and shares
+# phase 6's threads among the AGs (patch 8), so the threads it creates do not grow with the AG
+# count; the unpatched one creates more than one per AG (five for every AG's prefetch).
+# threads_n BIN: the threads BIN -n created on the image
+threads_n() {
+	rm -f "$work/threads"
+	GH_THREADS_OUT="$work/threads" LD_PRELOAD="$work/shim.so" "$1" -n "$work/img" \
+		>"$work/repair.log" 2>&1 || echo "# $1 -n failed: $(first_line < "$work/repair.log")"
+	cat "$work/threads" 2>/dev/null || echo none
+}
+if [ $shim = 1 ]; then
+	img 100G
+	"$stock_xfs/mkfs.xfs" -q -f -d agcount=1000 "$work/img"
+	t=$(threads_n "$series_xfs/xfs_repair")
+	if [ "$t" != none ] && [ "$t" -lt 1000 ]; then
+		ok "xfs 1000 AGs, 999 without inodes: the series' xfs_repair -n creates fewer threads than AGs ($t)"
+	else
+		nok "xfs 1000 AGs, 999 without inodes: the series' xfs_repair -n creates fewer threads than AGs ($t)"
+	fi
+	t=$(threads_n "$stock_xfs/xfs_repair")
+	if [ "$t" != none ] && [ "$t" -gt 1000 ]; then
+		ok "xfs 1000 AGs: the unpatched xfs_repair -n creates more threads than AGs ($t), what the check above tells apart"
+	else
+		nok "xfs 1000 AGs: the unpatched xfs_repair -n creates more threads than AGs ($t), what the check above tells apart"
+	fi
+else
+	ok "xfs 1000 AGs: threads of xfs_repair -n # SKIP needs cc ($(first_line < "$work/cc.log" 2>/dev/null))"
+fi
+
 # A non-rotational device: mkfs.xfs's implicit concurrency default makes an AG per CPU when the
 # device is large enough; the growth layout keeps that many AGs (one per CPU at most) and makes
 # them only as large as that allows.  A loop device with rotational=0; the CPU count of a larger
-# machine through an LD_PRELOAD shim (scripts/ncpus-shim.c).  Root only.
-if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null &&
-	cc -shared -fPIC -o "$work/ncpus.so" "$top/scripts/ncpus-shim.c" -ldl 2>"$work/cc.log"; then
+# machine through the test shim (GH_NCPUS).  Root only.
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && [ $shim = 1 ]; then
 	# ssd_geom BIN CPUS [OPTS...]: "agcount agsize" of BIN on a 100 GiB non-rotational loop device
 	ssd_geom() {
 		local bin=$1 cpus=$2 dev
@@ -178,7 +214,7 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null &&
 		img 100G
 		dev=$(losetup -f --show "$work/img")
 		echo 0 > "/sys/block/${dev#/dev/}/queue/rotational"
-		GH_NCPUS=$cpus LD_PRELOAD="$work/ncpus.so" "$bin" -q -f "$@" "$dev" >/dev/null 2>&1
+		GH_NCPUS=$cpus LD_PRELOAD="$work/shim.so" "$bin" -q -f "$@" "$dev" >/dev/null 2>&1
 		losetup -d "$dev"
 		echo "$(xfsfield agcount) $(xfsfield agblocks)"
 	}
@@ -324,23 +360,23 @@ for size in $((300 << 20)) $((301 << 20)) $((1 << 30)) $((10 << 30)) $(((10 << 3
 	done
 done
 # The SSD path over CPU counts (root: a loop device with rotational=0; the CPU count through
-# scripts/ncpus-shim.c): never fewer AGs than the concurrency default makes, one per CPU (three
+# scripts/test-shim.c): never fewer AGs than the concurrency default makes, one per CPU (three
 # at least), and the same rules.
-if [ "$(id -u)" = 0 ] && [ -f "$work/ncpus.so" ]; then
+if [ "$(id -u)" = 0 ] && [ $shim = 1 ]; then
 	for size in 10G 30G 100G; do
 		img "$size"
 		dev=$(losetup -f --show "$work/img")
 		echo 0 > "/sys/block/${dev#/dev/}/queue/rotational"
 		s=$(stat -c %s "$work/img")
 		for cpus in 1 2 3 4 6 8 16; do
-			ref=$(GH_NCPUS=$cpus LD_PRELOAD="$work/ncpus.so" "$stock_xfs/mkfs.xfs" -N -f "$dev" 2>&1)
+			ref=$(GH_NCPUS=$cpus LD_PRELOAD="$work/shim.so" "$stock_xfs/mkfs.xfs" -N -f "$dev" 2>&1)
 			sweep_ref=$(geom "$ref")
 			min=$(cut -d' ' -f1 <<<"$sweep_ref")
 			[ "$min" -le "$cpus" ] || min=$cpus
 			[ "$min" -ge 3 ] || min=3
 			for t in $((s * 120 / 100)) $((s * 150 / 100)) $((64 << 40)); do
 				t=$((t / 4096 * 4096))
-				out=$(GH_NCPUS=$cpus LD_PRELOAD="$work/ncpus.so" "$series_xfs/mkfs.xfs" -N -f \
+				out=$(GH_NCPUS=$cpus LD_PRELOAD="$work/shim.so" "$series_xfs/mkfs.xfs" -N -f \
 					-d growth_target="$t" "$dev" 2>&1) ||
 					{ sweep_bad+=("SSD $size $cpus CPUs $t: mkfs.xfs failed"); continue; }
 				sweep_check "SSD $size, $cpus CPUs, target $t" "$out" "$sweep_ref" "" "$min"

@@ -24,8 +24,17 @@
 # Output: tools/bench/results/<date>-many-ags[-TAG]/ (BENCH_MA_TAG, e.g. "patched"; BENCH_MA_OUT
 # to write elsewhere): raw.tsv (delay, layout, measure, run, value), results.md, env.txt,
 # and the guests' consoles in build/results/bench-many-ags/.
+# bench-many-ags.sh --images makes the layouts and stops (no guest, no latency kernel): what
+# repair-memory.sh and recovery.sh need.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
+
+images_only=0
+case "${1:-}" in
+"") ;;
+--images) images_only=1 ;;
+*) die "unknown argument '$1' (usage: bench-many-ags.sh [--images])" ;;
+esac
 
 images=${BENCH_MA_IMAGES:-$top/build/many-ags}
 delays=${BENCH_MA_DELAYS:-0 1 2}
@@ -42,7 +51,7 @@ tag=${BENCH_MA_TAG:+-$BENCH_MA_TAG}
 outdir=${BENCH_MA_OUT:-$top/tools/bench/results/$(date -u +%Y-%m-%d)-many-ags$tag}
 work="$top/build/results/bench-many-ags"
 [ "$(id -u)" = 0 ] || die "root is needed (loop devices, mount)"
-[ -r "$kernel" ] || die "no kernel $kernel: scripts/build-kernel.sh latency"
+[ $images_only = 1 ] || [ -r "$kernel" ] || die "no kernel $kernel: scripts/build-kernel.sh latency"
 [ -x "$series_sbin/mkfs.xfs" ] || die "no series mkfs.xfs in $series_sbin: make xfsprogs"
 command -v mkfs.xfs xfs_growfs >/dev/null || die "xfsprogs is not installed on the host"
 build_lock # a benchmark: no build of this project meanwhile
@@ -79,6 +88,10 @@ layout() {
 }
 mkdir -p "$images"
 for l in $layouts $rlayouts; do layout "$l"; done
+if [ $images_only = 1 ]; then
+	info "layouts in $images"
+	exit 0
+fi
 
 rm -rf "$work"
 mkdir -p "$work" "$outdir"
