@@ -173,9 +173,10 @@ if cc -shared -fPIC -o "$work/shim.so" "$top/scripts/test-shim.c" -ldl 2>"$work/
 fi
 
 # xfs_repair on a filesystem of many AGs, nearly all empty (what a small image grown far is):
-# the series' starts no inode prefetch for an AG without inodes (xfsprogs patch 10) and shares
-# phase 6's threads among the AGs (patch 8), so the threads it creates do not grow with the AG
-# count; the unpatched one creates more than one per AG (five for every AG's prefetch).
+# the series' starts no inode prefetch for an AG without inodes (xfsprogs patch 10) and no
+# phase 6 work queue for an AG without directories (patch 11), so the threads it creates do not
+# grow with the AG count; the unpatched one creates more than one per AG (five for every AG's
+# prefetch in each of three phases).
 # threads_n BIN: the threads BIN -n created on the image
 threads_n() {
 	rm -f "$work/threads"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test shims, LD_PRELOADed into the xfsprogs programs by
- * scripts/test-mkfs-native.sh:
+ * scripts/test-mkfs-native.sh and tools/bench/repair-memory.sh:
  *  - with $GH_NCPUS set, sysconf(_SC_NPROCESSORS_ONLN) answers it, so that
  *    the concurrency geometry of a machine with more CPUs than this one can
  *    be checked;
