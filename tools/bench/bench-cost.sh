@@ -24,9 +24,10 @@
 #          ages before each: a part of the small-file tree, real data (2% of the capacity),
 #          fallocated files up to 85% of the capacity (the same bytes in every layout: the
 #          schedule follows the device's size, not df), then 15% of all files deleted at random
-#          (the same files in every layout).  Then: the free space in extents of 1 MiB or more
-#          (xfs_db freesp, e2freefrag), fsck (xfs_repair -n, e2fsck -fn), mount, meta and
-#          writers with 2 threads.  One more layout, "made at F" (the defaults at the final size,
+#          (the same files in every layout) and a hole of 256 KiB punched in every MiB of the
+#          fallocated files left, so that free space fragments.  Then: the free space in extents
+#          of 1 MiB or more (xfs_db freesp, e2freefrag), fsck (xfs_repair -n, e2fsck -fn), mount,
+#          meta and writers with 2 threads.  One more layout, "made at F" (the defaults at the final size,
 #          the same schedule without growth), shows what growing costs at all.  ext4 grows
 #          offline (resize2fs -f) when online resize is refused (no CAP_SYS_RESOURCE).
 #   steps  the cloud's own steps: from SIZE, BENCH_C_STEPS (20) growths of one increment each,
@@ -312,6 +313,12 @@ age_cell() {	# round pos fs layout
 		(cd "$mnt" && find . -type f | LC_ALL=C sort) |
 			awk -v s=$((seed + k)) 'BEGIN { srand(s) } rand() < 0.15' > "$listf"
 		(cd "$mnt" && xargs -d '\n' rm -f < "$listf")
+		# and a hole of 256 KiB in every MiB of the fallocated files left: free space in
+		# pieces smaller than 1 MiB, what deletes of whole files never make (B13)
+		for f in "$mnt"/fill*; do
+			[ ! -f "$f" ] || "$helper" punch "$f" $((1 << 20)) $((256 << 10)) >/dev/null ||
+				die "punching holes in $f failed"
+		done
 		sync
 		if [ "$k" -le "$age_steps" ]; then
 			cap=${sizes[$((k - 1))]}

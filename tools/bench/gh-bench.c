@@ -18,6 +18,11 @@
  *       THREADS threads, each in its own new directory (so that XFS puts each
  *       in another AG where it has several), write BYTES/THREADS in 1 MiB
  *       writes to a new file, fsync.  Prints the seconds.
+ *   gh-bench punch FILE STRIDE LEN
+ *       punch a hole of LEN bytes in the middle of every STRIDE bytes of
+ *       FILE (its size kept), fsync: free space in pieces of LEN bytes, the
+ *       fragmentation that ageing deletes of whole files do not make.
+ *       Prints the bytes punched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -219,6 +224,32 @@ static int stream(const char *file, long long bytes)
 	return 0;
 }
 
+static int punch(const char *file, long long stride, long long len)
+{
+	long long off, size, done = 0;
+	struct stat st;
+	int fd;
+
+	if (stride <= 0 || len <= 0 || len > stride) {
+		fprintf(stderr, "gh-bench punch: need 0 < LEN <= STRIDE\n");
+		return 2;
+	}
+	fd = open(file, O_WRONLY);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die(file);
+	size = st.st_size;
+	for (off = (stride - len) / 2; off + len <= size; off += stride) {
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) < 0)
+			die(file);
+		done += len;
+	}
+	if (fsync(fd) < 0)
+		die(file);
+	close(fd);
+	printf("%lld\n", done);
+	return 0;
+}
+
 struct writer_arg {
 	const char *dir;
 	long id;
@@ -291,9 +322,12 @@ int main(int argc, char **argv)
 		return stream(argv[2], atoll(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "writers"))
 		return writers(argv[2], atol(argv[3]), atoll(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "punch"))
+		return punch(argv[2], atoll(argv[3]), atoll(argv[4]));
 	fprintf(stderr, "usage: gh-bench populate DIR SEED PART NPARTS NFILES NDIRS\n"
 			"       gh-bench meta DIR THREADS NFILES\n"
 			"       gh-bench stream FILE BYTES\n"
-			"       gh-bench writers DIR THREADS BYTES\n");
+			"       gh-bench writers DIR THREADS BYTES\n"
+			"       gh-bench punch FILE STRIDE LEN\n");
 	return 2;
 }
