@@ -185,22 +185,22 @@ threads_n() {
 	cat "$work/threads" 2>/dev/null || echo none
 }
 if [ $shim = 1 ]; then
-	img 100G
-	"$stock_xfs/mkfs.xfs" -q -f -d agcount=1000 "$work/img"
+	img 30G
+	"$stock_xfs/mkfs.xfs" -q -f -d agcount=300 "$work/img"
 	t=$(threads_n "$series_xfs/xfs_repair")
-	if [ "$t" != none ] && [ "$t" -lt 1000 ]; then
-		ok "xfs 1000 AGs, 999 without inodes: the series' xfs_repair -n creates fewer threads than AGs ($t)"
+	if [ "$t" != none ] && [ "$t" -lt 300 ]; then
+		ok "xfs 300 AGs, 299 without inodes: the series' xfs_repair -n creates fewer threads than AGs ($t)"
 	else
-		nok "xfs 1000 AGs, 999 without inodes: the series' xfs_repair -n creates fewer threads than AGs ($t)"
+		nok "xfs 300 AGs, 299 without inodes: the series' xfs_repair -n creates fewer threads than AGs ($t)"
 	fi
 	t=$(threads_n "$stock_xfs/xfs_repair")
-	if [ "$t" != none ] && [ "$t" -gt 1000 ]; then
-		ok "xfs 1000 AGs: the unpatched xfs_repair -n creates more threads than AGs ($t), what the check above tells apart"
+	if [ "$t" != none ] && [ "$t" -gt 300 ]; then
+		ok "xfs 300 AGs: the unpatched xfs_repair -n creates more threads than AGs ($t), what the check above tells apart"
 	else
-		nok "xfs 1000 AGs: the unpatched xfs_repair -n creates more threads than AGs ($t), what the check above tells apart"
+		nok "xfs 300 AGs: the unpatched xfs_repair -n creates more threads than AGs ($t), what the check above tells apart"
 	fi
 else
-	ok "xfs 1000 AGs: threads of xfs_repair -n # SKIP needs cc ($(first_line < "$work/cc.log" 2>/dev/null))"
+	ok "xfs 300 AGs: threads of xfs_repair -n # SKIP needs cc ($(first_line < "$work/cc.log" 2>/dev/null))"
 fi
 
 # A non-rotational device: mkfs.xfs's implicit concurrency default makes an AG per CPU when the
