@@ -30,7 +30,7 @@ if [ ${#disks[@]} -ne 2 ]; then
 	echo "the guest has ${#disks[@]} disks, not the test and the scratch device" >> "$out/guest.log"
 	rc=1
 else
-	FSTESTS_TEST_DEV=${disks[0]} FSTESTS_SCRATCH_DEV=${disks[1]} FSTESTS_TIMEOUT=$LIMIT \
+	FSTESTS_TEST_DEV=${disks[0]} FSTESTS_SCRATCH_DEV=${disks[1]} FSTESTS_TIMEOUT=$LIMIT FSTESTS_OWN_KERNEL=1 \
 		bash "$top/scripts/test-fstests.sh" "${ARGS[@]}" > "$out/fstests.tap" 2> "$out/fstests.err" || rc=$?
 fi
 mkdir -p "$out/results"
