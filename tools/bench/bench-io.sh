@@ -8,13 +8,84 @@
 #     of a shared machine; the medians of the raw IOPS are printed as well.
 #  2. Boot time to /init (guest uptime) with two hinted disks and with two plain ones, in
 #     alternating boots (BENCH_BOOTS each, default 5).
-# Prints a table with median, min and max of each and the ratio; writes it to
-# build/results/bench-io.txt and, with env.txt and the raw values (raw.tsv: "round", the guest,
-# the kind and the IOPS or boot seconds), to tools/bench/results/<date>-io/ (BENCH_IO_OUT to
-# write elsewhere).  Under TCG the absolute numbers are far below real hardware; the ratios are
-# what matters, and their resolution is the spread of the paired ratios.
+# Writes the raw values (raw.tsv: the measure, the guest, the round, the kind and the IOPS or
+# boot seconds) and env.txt to tools/bench/results/<date>-io/ (BENCH_IO_OUT to write
+# elsewhere), then results.md from raw.tsv: median, min and max of each, the ratios, and the
+# distribution-free 95% interval of the median paired ratio (order statistics: the resolution
+# of the run).  bench-io.sh --report DIR writes DIR/results.md again from DIR/raw.tsv.
+# Under TCG the absolute numbers are far below real hardware; the ratios are what matters.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
+
+# stats: numbers on stdin -> "median min max"
+stats() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+# median_interval: numbers on stdin -> "LOW HIGH K COVERAGE", the order statistics x(K) and
+# x(n+1-K) that hold the median with at least 95% confidence whatever the distribution (the
+# sign test's interval), or nothing for fewer than 6 numbers.
+median_interval() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		n = NR; p = 0.5 ^ n; tail = 0; k = 0
+		for (i = 0; i < n; i++) {	# tail = P(X <= i), X ~ Bin(n, 1/2)
+			if (i > 0) p = p * (n - i + 1) / i
+			if (tail + p > 0.025) break
+			tail += p; k = i + 1
+		}
+		if (k >= 1) printf "%s %s %d %.1f\n", v[k], v[n + 1 - k], k, 100 * (1 - 2 * tail)
+	}'
+}
+
+# io_report DIR: DIR/results.md from DIR/raw.tsv (and the date of DIR/env.txt).
+io_report() {
+	local dir=$1 raw=$1/raw.tsv day ih ih_min ih_max ip ip_min ip_max pr pr_min pr_max
+	local lo hi k cov bh bh_min bh_max bp bp_min bp_max n rounds boots
+	[ -r "$raw" ] || die "no $raw"
+	day=$(sed -n 's/^date: \([0-9-]*\).*/\1/p' "$dir/env.txt" 2>/dev/null)
+	val() { awk -F'\t' -v m="$1" -v k="$2" '$1 == m && $4 == k { print $5 }' "$raw"; }
+	read -r ih ih_min ih_max < <(val iops hinted | stats)
+	read -r ip ip_min ip_max < <(val iops plain | stats)
+	# One paired ratio per guest and round: hinted / plain, runs seconds apart.
+	awk -F'\t' '$1 == "iops" { v[$2 " " $3, $4] = $5; r[$2 " " $3] = 1 }
+		END { for (x in r) printf "%.3f\n", v[x, "hinted"] / v[x, "plain"] }' "$raw" > "$dir/.pairs"
+	read -r pr pr_min pr_max < <(stats < "$dir/.pairs")
+	read -r lo hi k cov < <(median_interval < "$dir/.pairs") || true
+	n=$(wc -l < "$dir/.pairs")
+	rm -f "$dir/.pairs"
+	read -r bh bh_min bh_max < <(val boot_s hinted | stats)
+	read -r bp bp_min bp_max < <(val boot_s plain | stats)
+	rounds=$(awk -F'\t' '$1 == "iops" && $3 > m { m = $3 } END { print m + 0 }' "$raw")
+	boots=$(val boot_s hinted | wc -l)
+	{
+		echo '```'
+		echo "Hint path cost on virtio-blk (${day:-$(date -u +%Y-%m-%d)}, TCG, tools/bench/bench-io.sh)"
+		printf '%-28s %12s %12s %12s\n' "" "median" "min" "max"
+		printf '%-28s %12s %12s %12s\n' "4k randread IOPS, hints" "$ih" "$ih_min" "$ih_max"
+		printf '%-28s %12s %12s %12s\n' "4k randread IOPS, no hints" "$ip" "$ip_min" "$ip_max"
+		printf '%-28s %12s\n' "ratio of the medians" "$(ratio "$ih" "$ip")"
+		printf '%-28s %12s %12s %12s\n' "paired ratio per round" "$pr" "$pr_min" "$pr_max"
+		printf '%-28s %12s %12s %12s\n' "boot to /init s, hints" "$bh" "$bh_min" "$bh_max"
+		printf '%-28s %12s %12s %12s\n' "boot to /init s, no hints" "$bp" "$bp_min" "$bp_max"
+		printf '%-28s %12s\n' "ratio (hints / none)" "$(ratio "$bh" "$bp")"
+		echo "(2 guests x $rounds rounds of 3 s per disk, hinted disk first in one and second in the other; $boots boots per kind, alternating)"
+		echo '```'
+		echo
+		if [ -n "$lo" ]; then
+			echo "The median of the $n paired ratios lies in [$lo, $hi] with $cov% confidence whatever their"
+			echo "distribution (the sign test's interval: the ${k}th smallest and the ${k}th largest ratio)."
+			echo "So at that confidence the hints cost less than $(awk -v l="$lo" 'BEGIN { printf "%.1f", 100 * (1 - l) }')% of the random-read IOPS:"
+			echo "the resolution of this run."
+		else
+			echo "Fewer than 6 paired ratios: no distribution-free interval of their median."
+		fi
+	} > "$dir/results.md"
+}
+
+if [ "${1:-}" = --report ]; then
+	[ $# = 2 ] || die "usage: bench-io.sh [--report DIR]"
+	io_report "$2"
+	cat "$2/results.md"
+	exit 0
+fi
 
 rounds=${BENCH_IO_ROUNDS:-8} boots=${BENCH_BOOTS:-5}
 kernel=${GH_KERNEL:-$out/bzImage} qemu=${GH_QEMU:-$out/qemu-system-x86_64}
@@ -22,7 +93,7 @@ work="$top/build/results/bench-io"
 build_lock # a benchmark: nothing else heavy may run meanwhile
 rm -rf "$work"
 mkdir -p "$work"
-props="x-growth-hints=on,x-growth-min=0,x-growth-max=64G,x-growth-increment=1G"
+props="x-growth-hints=on,x-growth-min=0,x-growth-max=64T,x-growth-increment=1G"
 "$qemu" -device virtio-blk-pci,help 2>/dev/null | matches x-growth-max ||
 	die "$qemu has no growth hint properties: run 'make qemu'"
 
@@ -34,27 +105,17 @@ vm() { # vm NAME ARGS...: one guest; its console in $work/NAME/console.log
 		die "guest $name failed; see $work/$name/console.log"
 }
 
-# stats: numbers on stdin -> "median min max"
-stats() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
-
 info "random reads: 2 guests, $rounds alternating rounds of 3 s each on a hinted and a plain disk"
 : > "$work/iops.txt"
 for slots in h,p p,h; do
 	name="iops-${slots/,/}"
 	d1="virtio:size=1G:serial=${slots%,*}" d2="virtio:size=1G:serial=${slots#*,}"
 	[ "${slots%,*}" = h ] && d1+=":props=$props" || d2+=":props=$props"
-	vm "$name" --test bench-io --append "gh.disks=h,p gh.rounds=$rounds gh.seconds=3 gh.max=$((64 << 30))" \
+	vm "$name" --test bench-io --append "gh.disks=h,p gh.rounds=$rounds gh.seconds=3 gh.max=$((64 << 40))" \
 		--disk "$d1" --disk "$d2"
 	grep -q '^GH-EXIT 0' "$work/$name/console.log" || die "the I/O guest failed; see $work/$name/console.log"
 	tr -d '\r' < "$work/$name/console.log" | sed -n "s/^GH| # bench-io \([0-9]*\) /$name \1 /p" >> "$work/iops.txt"
 done
-# iops.txt: "GUEST ROUND KIND IOPS"
-read -r ih ih_min ih_max < <(awk '$3 == "hinted" { print $4 }' "$work/iops.txt" | stats)
-read -r ip ip_min ip_max < <(awk '$3 == "plain" { print $4 }' "$work/iops.txt" | stats)
-read -r pr pr_min pr_max < <(awk '{ v[$1 " " $2, $3] = $4; k[$1 " " $2] = 1 }
-	END { for (r in k) printf "%.3f\n", v[r, "hinted"] / v[r, "plain"] }' "$work/iops.txt" | stats)
-
 info "boot time: $boots alternating boots with two hinted and two plain disks"
 for i in $(seq "$boots"); do
 	for kind in hinted plain; do
@@ -64,24 +125,9 @@ for i in $(seq "$boots"); do
 		tr -d '\r' < "$work/boot-$kind-$i/console.log" | sed -n 's/^GH-START none //p' >> "$work/boot-$kind.txt"
 	done
 done
-read -r bh bh_min bh_max < <(stats < "$work/boot-hinted.txt")
-read -r bp bp_min bp_max < <(stats < "$work/boot-plain.txt")
-
-{
-	echo "Hint path cost on virtio-blk ($(date -u +%Y-%m-%d), TCG, tools/bench/bench-io.sh)"
-	printf '%-28s %12s %12s %12s\n' "" "median" "min" "max"
-	printf '%-28s %12s %12s %12s\n' "4k randread IOPS, hints" "$ih" "$ih_min" "$ih_max"
-	printf '%-28s %12s %12s %12s\n' "4k randread IOPS, no hints" "$ip" "$ip_min" "$ip_max"
-	printf '%-28s %12s\n' "ratio of the medians" "$(ratio "$ih" "$ip")"
-	printf '%-28s %12s %12s %12s\n' "paired ratio per round" "$pr" "$pr_min" "$pr_max"
-	printf '%-28s %12s %12s %12s\n' "boot to /init s, hints" "$bh" "$bh_min" "$bh_max"
-	printf '%-28s %12s %12s %12s\n' "boot to /init s, no hints" "$bp" "$bp_min" "$bp_max"
-	printf '%-28s %12s\n' "ratio (hints / none)" "$(ratio "$bh" "$bp")"
-	echo "(2 guests x $rounds rounds of 3 s per disk, hinted disk first in one and second in the other; $boots boots per kind, alternating)"
-} | tee "$top/build/results/bench-io.txt"
 outdir=${BENCH_IO_OUT:-$top/tools/bench/results/$(date -u +%Y-%m-%d)-io}
 mkdir -p "$outdir"
-{ echo '```'; cat "$top/build/results/bench-io.txt"; echo '```'; } > "$outdir/results.md"
+# iops.txt: "GUEST ROUND KIND IOPS"; boot-KIND.txt: one boot time per line
 {
 	printf 'measure\tguest\tround\tkind\tvalue\n'
 	awk '{ printf "iops\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4 }' "$work/iops.txt"
@@ -96,3 +142,5 @@ mkdir -p "$outdir"
 	echo "parameters: rounds=$rounds of 3 s per disk and guest, boots=$boots per kind; hinted disk: $props"
 	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$outdir/env.txt"
+io_report "$outdir"
+cat "$outdir/results.md"
