@@ -9,7 +9,7 @@ tests=(shellcheck "kernel series regenerates" "qemu series regenerates" "util-li
 	"e2fsprogs series regenerates" "xfsprogs series regenerates" "fstests series regenerates"
 	"blktests series regenerates"
 	"kernel checkpatch --strict" "qemu checkpatch" "util-linux checkpatch" "no URLs in scripts"
-	"pipelines read all input" "scripts are executable")
+	"pipelines read all input" "scripts are executable" "a clone elsewhere finds the peer suites")
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 n=0
@@ -156,4 +156,18 @@ if [ -n "$notexec" ]; then
 	result 1 "scripts are executable"
 else
 	result 0 "scripts are executable"
+fi
+
+# 11. make check passes wherever the clone is: a clone outside the checkout's directory (the
+# clone of HEAD above, under $TMPDIR) finds the peer suites' snapshots (../shared/peer) through
+# the repository it was cloned from, so fstests and blktests run there too instead of skipping.
+tarball=$(base_get blktests/BASE tarball)
+if [ -n "${PEER_DIR:-}" ] || [ ! -f "$top/../shared/peer/$tarball" ]; then
+	result skip "a clone elsewhere finds the peer suites" "no ../shared/peer/$tarball beside the checkout"
+elif out=$(GH_CACHE="$tmp/peer-cache" PEER_DIR='' bash "$tmp/repo/scripts/fetch-peer.sh" blktests 2>&1) &&
+	git -C "$(printf '%s\n' "$out" | tail -n 1)" rev-parse -q --verify gh-base >/dev/null; then
+	result 0 "a clone elsewhere finds the peer suites"
+else
+	printf '%s\n' "$out" | diag
+	result 1 "a clone elsewhere finds the peer suites"
 fi

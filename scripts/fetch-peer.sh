@@ -2,8 +2,10 @@
 # The pinned base of a peer test suite (fstests, blktests: not Debian packages) as a cached
 # git repository, the base commit tagged gh-base; prints its path.  fetch-peer.sh fstests|blktests
 # <what>/BASE names the commit, the tarball and the upstream repository.  The base comes from
-#   1. $PEER_DIR/<tarball> (PEER_DIR defaults to ../shared/peer beside the checkout), a
-#      git archive whose embedded commit (git get-tar-commit-id) must be the pinned one;
+#   1. $PEER_DIR/<tarball>, a git archive whose embedded commit (git get-tar-commit-id) must
+#      be the pinned one.  Without PEER_DIR: ../shared/peer beside the checkout, or else beside
+#      the local repository it was cloned from (a CI clone in /tmp of /work/main finds
+#      /work/shared/peer);
 #   2. else a clone of the upstream repository at the pinned commit (needs a network);
 #   3. else nothing: exit status 2 and the reason on stderr (the suites then skip).
 # Cached in $GH_CACHE/git/<tarball name>, so the tarball or the network is needed once.
@@ -22,6 +24,13 @@ fi
 name=${tarball%.tar.gz}
 repo="$GH_CACHE/git/$name"
 peer=${PEER_DIR:-$top/../shared/peer}
+if [ -z "${PEER_DIR:-}" ] && [ ! -f "$peer/$tarball" ]; then
+	origin=$(git -C "$top" remote get-url origin 2>/dev/null || true)
+	origin=${origin#file://}
+	case $origin in
+	/*) [ ! -f "$origin/../shared/peer/$tarball" ] || peer=$(cd "$origin/../shared/peer" && pwd) ;;
+	esac
+fi
 ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.invalid")
 
 mkdir -p "$GH_CACHE/git"
