@@ -4,15 +4,19 @@
 # <what>/BASE names the commit, the tarball and the upstream repository.  The base comes from
 #   1. $PEER_DIR/<tarball>, a git archive whose embedded commit (git get-tar-commit-id) must
 #      be the pinned one.  Without PEER_DIR: ../shared/peer beside the checkout, or else beside
-#      the local repository it was cloned from (a CI clone in /tmp of /work/main finds
-#      /work/shared/peer);
+#      the local repository it was cloned from, or the one that was cloned from (a CI clone in
+#      /tmp of a clone of /work/main finds /work/shared/peer);
 #   2. else a clone of the upstream repository at the pinned commit (needs a network);
 #   3. else nothing: exit status 2 and the reason on stderr (the suites then skip).
 # Cached in $GH_CACHE/git/<tarball name>, so the tarball or the network is needed once.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: fetch-peer.sh fstests|blktests}
+# fetch-peer.sh --dir fstests|blktests prints only the directory the tarball is taken from
+# (status 2 if none holds it).
+where=0
+[ "${1:-}" != --dir ] || { where=1; shift; }
+what=${1:?usage: fetch-peer.sh [--dir] fstests|blktests}
 base="$top/$what/BASE"
 [ -r "$base" ] || die "no $base"
 commit=$(base_get "$base" commit)
@@ -24,12 +28,21 @@ fi
 name=${tarball%.tar.gz}
 repo="$GH_CACHE/git/$name"
 peer=${PEER_DIR:-$top/../shared/peer}
-if [ -z "${PEER_DIR:-}" ] && [ ! -f "$peer/$tarball" ]; then
-	origin=$(git -C "$top" remote get-url origin 2>/dev/null || true)
-	origin=${origin#file://}
-	case $origin in
-	/*) [ ! -f "$origin/../shared/peer/$tarball" ] || peer=$(cd "$origin/../shared/peer" && pwd) ;;
-	esac
+if [ -z "${PEER_DIR:-}" ]; then
+	# Up the chain of local clones, a few at most: each one's ../shared/peer.
+	repo_dir=$top
+	for _ in 1 2 3 4; do
+		[ ! -f "$repo_dir/../shared/peer/$tarball" ] || { peer=$(cd "$repo_dir/../shared/peer" && pwd); break; }
+		origin=$(git -C "$repo_dir" remote get-url origin 2>/dev/null || true)
+		origin=${origin#file://}
+		case $origin in /*) [ -d "$origin" ] || break ;; *) break ;; esac
+		repo_dir=$origin
+	done
+fi
+if [ "$where" = 1 ]; then
+	[ -f "$peer/$tarball" ] || exit 2
+	echo "$peer"
+	exit 0
 fi
 ident=(-c "user.name=Growth Hints Project" -c "user.email=devel@growth-hints.invalid")
 
