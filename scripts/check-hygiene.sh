@@ -6,7 +6,7 @@ set -euo pipefail
 
 cd "$top"
 tests=(shellcheck "kernel series regenerates" "qemu series regenerates" "util-linux series regenerates"
-	"e2fsprogs series regenerates" "xfsprogs series regenerates" "fstests series regenerates"
+	"e2fsprogs series regenerates" "xfsprogs series regenerates" "libvirt series regenerates" "fstests series regenerates"
 	"blktests series regenerates"
 	"kernel checkpatch --strict" "qemu checkpatch" "util-linux checkpatch" "no URLs in scripts"
 	"pipelines read all input" "scripts are executable" "a clone elsewhere finds the peer suites")
