@@ -38,19 +38,18 @@ median_interval() {
 # io_report DIR: DIR/results.md from DIR/raw.tsv (and the date of DIR/env.txt).
 io_report() {
 	local dir=$1 raw=$1/raw.tsv day ih ih_min ih_max ip ip_min ip_max pr pr_min pr_max
-	local lo hi k cov bh bh_min bh_max bp bp_min bp_max n rounds boots
+	local pairs lo hi k cov bh bh_min bh_max bp bp_min bp_max n rounds boots
 	[ -r "$raw" ] || die "no $raw"
 	day=$(sed -n 's/^date: \([0-9-]*\).*/\1/p' "$dir/env.txt" 2>/dev/null)
 	val() { awk -F'\t' -v m="$1" -v k="$2" '$1 == m && $4 == k { print $5 }' "$raw"; }
 	read -r ih ih_min ih_max < <(val iops hinted | stats)
 	read -r ip ip_min ip_max < <(val iops plain | stats)
 	# One paired ratio per guest and round: hinted / plain, runs seconds apart.
-	awk -F'\t' '$1 == "iops" { v[$2 " " $3, $4] = $5; r[$2 " " $3] = 1 }
-		END { for (x in r) printf "%.3f\n", v[x, "hinted"] / v[x, "plain"] }' "$raw" > "$dir/.pairs"
-	read -r pr pr_min pr_max < <(stats < "$dir/.pairs")
-	read -r lo hi k cov < <(median_interval < "$dir/.pairs") || true
-	n=$(wc -l < "$dir/.pairs")
-	rm -f "$dir/.pairs"
+	pairs=$(awk -F'\t' '$1 == "iops" { v[$2 " " $3, $4] = $5; r[$2 " " $3] = 1 }
+		END { for (x in r) printf "%.3f\n", v[x, "hinted"] / v[x, "plain"] }' "$raw")
+	read -r pr pr_min pr_max < <(stats <<< "$pairs")
+	read -r lo hi k cov < <(median_interval <<< "$pairs") || true
+	n=$(wc -l <<< "$pairs")
 	read -r bh bh_min bh_max < <(val boot_s hinted | stats)
 	read -r bp bp_min bp_max < <(val boot_s plain | stats)
 	rounds=$(awk -F'\t' '$1 == "iops" && $3 > m { m = $3 } END { print m + 0 }' "$raw")
