@@ -100,6 +100,9 @@ guest="$top/selftests/guest"
 # The guest's reader of a disk at the moment of its RESIZE uevent (the nvme scenario).
 cc -O2 -Wall -static -o "$stage/bin/gh-read-on-resize" "$guest/lib/read-on-resize.c" ||
 	die "building selftests/guest/lib/read-on-resize.c failed"
+# The guest's uevent log (/run/uevents.log), a netlink listener started by /init.
+cc -O2 -Wall -static -o "$stage/bin/gh-uevent-log" "$guest/lib/uevent-log.c" ||
+	die "building selftests/guest/lib/uevent-log.c failed"
 install -m 0755 "$guest/lib/init" "$stage/init"
 install -m 0755 "$guest/lib/uevent" "$stage/sbin/gh-uevent"
 install -m 0644 "$guest/lib/gh.sh" "$stage/lib/gh/gh.sh"

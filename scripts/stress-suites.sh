@@ -5,7 +5,8 @@
 # stress-suites.sh [-n ROUNDS] SUITE...   (default: 3 rounds)
 # Needs the artifacts of a make check (build/out) and stress-ng (make deps installs it).
 # Writes .ci/times/<date>-stress-<commit>.log: per round, the stressor, each suite's summary
-# and the round's total; exit status 1 if any round had a failure.
+# and the round's total (with each scenario's seconds when the scenarios ran); exit status 1
+# if any round had a failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -46,6 +47,11 @@ for r in $(seq 1 "$rounds"); do
 	{
 		echo "## round $r: $((SECONDS - t0)) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 		printf '%s\n' "$out" | grep -E '^[a-z0-9-]+: +[0-9]+ passed|^    not ok|passed, [0-9]+ failed'
+		# each scenario's seconds, against its guest's time limit (selftests/lib/host.sh)
+		if [[ " ${suites[*]} " == *" scenarios "* ]] && [ -r "$top/build/results/scenarios.tap" ]; then
+			echo "# scenario seconds: $(sed -n 's/^    # \([a-z0-9-]*\): \([0-9?]*\) s$/\1 \2/p' \
+				"$top/build/results/scenarios.tap" | paste -sd, - | sed 's/,/, /g')"
+		fi
 	} >> "$rec"
 	info "round $r of $rounds: $(printf '%s\n' "$out" | tail -n 1)"
 done
