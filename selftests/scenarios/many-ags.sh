@@ -7,7 +7,8 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/host.sh"
 
 scenario() {
-	GH_TIMEOUT=${GH_TIMEOUT:-900} vm many-ags --test many-ags --memory 1G \
+	# About 210 s on an idle machine.
+	GH_TIMEOUT=${GH_TIMEOUT:-1200} vm many-ags --test many-ags --memory 1G \
 		--append "gh.disk=ma0 gh.delay=1" --disk virtio:size=128G:serial=ma0
 	vm_results ""
 	[ "$VM_STATUS" = 0 ] || h_fail "the guest test exited with status $VM_STATUS"

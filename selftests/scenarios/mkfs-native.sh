@@ -29,7 +29,7 @@ scenario() {
 		h_skip "mkfs-native" "$GH_QEMU has no growth hint properties (x-growth-hints)"
 		return
 	fi
-	# About 120 s on an idle machine; 2.5 times that under stress-suites.sh's load.
+	# About 130 s on an idle machine; 2.5 times that under stress-suites.sh's load.
 	GH_TIMEOUT=${GH_TIMEOUT:-900} vm mkfs-native --test mkfs-native \
 		--append "gh.hinted=ext0,xfs0 gh.control=ctl0 gh.max=$((100 << 30)) gh.steps=$((20 << 30)),$((40 << 30)),$((100 << 30)) gh.single=xfs1:vd3 gh.single_max=$((64 << 30)) gh.single_steps=$((3 << 30)),$((20 << 30)),$((64 << 30)) gh.beyond=vd0:$((120 << 30))" \
 		--disk "virtio:size=10G:id=vd0:serial=ext0:props=$(hint_props 1G 100G 1G)" \

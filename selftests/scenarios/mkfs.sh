@@ -49,7 +49,8 @@ scenario() {
 	fi
 	mkdir -p "$GH_WORK/mkfs"
 	gpt_image "$GH_WORK/mkfs/gpt0.img" $((10 << 30))
-	vm mkfs --test mkfs \
+	# About 100 s on an idle machine.
+	GH_TIMEOUT=${GH_TIMEOUT:-600} vm mkfs --test mkfs \
 		--append "gh.hinted=gh0:$((1 << 30)):$((10 << 40)):$((1 << 30)) gh.gpt=gpt0 gh.table=tbl0 gh.control=ctl0" \
 		--disk "virtio:size=10G:serial=gh0:props=$(hint_props 1G 10T 1G)" \
 		--disk "virtio:size=10G:serial=gpt0:file=$GH_WORK/mkfs/gpt0.img:props=$(hint_props 1G 10T 1G)" \
