@@ -8,7 +8,7 @@
  * One process and one write per event: a storm of uevents on a slow (TCG, loaded) guest is
  * queued in the socket's buffer, where the kernel's uevent helper would start a shell per
  * event with nothing to hold them back.  If the buffer overflows all the same, the log gets the
- * line "GH_UEVENTS_LOST=1 " and the console a message, so a test that looks for an event sees
+ * line "GH_UEVENTS_LOST=1" and the console a message, so a test that looks for an event sees
  * why it is missing.  Opened with O_APPEND, so a test may empty the log at any time.
  */
 #define _GNU_SOURCE
@@ -67,7 +67,7 @@ static void append(int fd, const char *line, size_t len)
 int main(int argc, char **argv)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
-	static const char lost[] = "GH_UEVENTS_LOST=1 \n";
+	static const char lost[] = "GH_UEVENTS_LOST=1\n";
 	static char msg[MSG_MAX + 1], line[MSG_MAX + 2];
 	int sock, fd, size = RCVBUF;
 	ssize_t n;
