@@ -44,6 +44,8 @@ else
 fi
 info "booting the guest (TCG); the host grows vd0 when the guest is ready"
 # scsi_debug is built into the guest kernel for the hostile scenario; it has no place here.
+# The guest takes about 90 s on an idle machine; its limit is for a hang (selftests/lib/host.sh).
 bash "$top/scripts/run-vm.sh" --qemu "$qemu" --kernel "${GH_KERNEL:-$out/bzImage}" --initrd "${GH_INITRD:-$out/initramfs.cpio.gz}" --test demo --on-wait "bash $0 on-wait" --append scsi_debug.add_host=0 \
+	--timeout "${GH_TIMEOUT:-600}" \
 	--disk "virtio:size=10G$props" --disk "scsi:size=10G$props" |
 	sed -un '/^GH| GH-WAIT/d; s/^GH| //p'
