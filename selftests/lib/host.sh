@@ -120,7 +120,8 @@ hint_props() { echo "x-growth-hints=on,x-growth-min=$1,x-growth-max=$2,x-growth-
 # $GH_WORK/NAME/console.log; GH-WAIT lines go to this script's on_wait_* functions.
 # The guest is stopped after GH_TIMEOUT seconds (default 300). A limit is there for a hang, not
 # for speed: it is at least five times the guest's time on an idle machine, as a loaded machine
-# (scripts/stress-suites.sh) takes up to 3.5 times as long; a longer guest sets its own.
+# (scripts/stress-suites.sh) takes up to 3.5 times as long; a longer guest, or one that slows
+# down more under load (storm), sets its own.
 # Leaves the guest's exit status in VM_STATUS and the console log path in VM_LOG.
 vm() {
 	local name=$1
