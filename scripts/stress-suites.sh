@@ -5,7 +5,7 @@
 # stress-suites.sh [-n ROUNDS] SUITE...   (default: 3 rounds)
 # Needs the artifacts of a make check (build/out) and stress-ng (make deps installs it).
 # Writes .ci/times/<date>-stress-<commit>.log: per round, the stressor, each suite's summary
-# and the round's total (with each scenario's seconds when the scenarios ran); exit status 1
+# and the round's total (with each scenario's and blktests test's seconds when they ran); exit status 1
 # if any round had a failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +51,10 @@ for r in $(seq 1 "$rounds"); do
 		if [[ " ${suites[*]} " == *" scenarios "* ]] && [ -r "$top/build/results/scenarios.tap" ]; then
 			echo "# scenario seconds: $(sed -n 's/^    # \([a-z0-9-]*\): \([0-9?]*\) s$/\1 \2/p' \
 				"$top/build/results/scenarios.tap" | paste -sd, - | sed 's/,/, /g')"
+		fi
+		# and each blktests test's, against the blktests guest's limit (BLKTESTS_TIMEOUT)
+		if [[ " ${suites[*]} " == *" blktests "* ]] && [ -r "$top/build/results/blktests.tap" ]; then
+			sed -n 's/^# \(blktests seconds: .*\)$/# \1/p' "$top/build/results/blktests.tap"
 		fi
 	} >> "$rec"
 	info "round $r of $rounds: $(printf '%s\n' "$out" | tail -n 1)"
