@@ -238,7 +238,7 @@ fi
 mapfile -t names < <(awk -F'|' '$1 !~ /\*\*\*$/ { print $1 }' "$work/lines" | awk '!seen[$0]++')
 {
 	awk -F'|' '$1 ~ /\*\*\*$/ { print }' "$work/lines" | diag
-	head -n 3 "$results/out/guest.log" 2>/dev/null | diag
+	diag < "$results/out/guest.log" 2>/dev/null
 	echo "blktests ran ${#names[@]} tests in $secs s (guest status $rc)" | diag
 	echo "blktests seconds: $(runtimes "$log")" | diag
 } 2>/dev/null || true

@@ -42,6 +42,8 @@ cd "$BLKTESTS"
 mkdir -p "$out/results"
 cp -a /tmp/results/. "$out/results/" 2>/dev/null || true
 dmesg > "$out/dmesg.log" 2>&1 || true
+# A udevd that died leaves every later "udevadm settle" a silent no-op: say so.
+pidof systemd-udevd > /dev/null || echo "systemd-udevd was no longer running at the end" >> "$out/guest.log"
 udevadm control --exit 2>/dev/null || true
 echo "check exited with status $rc" >> "$out/guest.log"
 exit 0

@@ -24,11 +24,12 @@ hostroot_modules() {
 # dmsetup's users expect.  systemd's tools see the chroot and decline ("Running in chroot,
 # ignoring request") unless told that it is the system's root.  The disks present at boot
 # are not replayed to it (udevadm trigger): the suites read them through sysfs, and
-# replaying costs a minute of emulated time.
+# replaying costs a minute of emulated time.  The daemon's own messages go to the kernel log
+# (the suites' dmesg.log): a daemon has no console, and udevadm only says that it failed.
 hostroot_udev() {
 	export SYSTEMD_IGNORE_CHROOT=1
 	mkdir -p /run/udev
-	/lib/systemd/systemd-udevd --daemon --resolve-names=never
+	SYSTEMD_LOG_TARGET=kmsg /lib/systemd/systemd-udevd --daemon --resolve-names=never
 }
 
 # hostroot_disks: the disks present at boot, the QEMU disks, one a line (/dev/vda ...).
