@@ -5,8 +5,8 @@
 # stress-suites.sh [-n ROUNDS] SUITE...   (default: 3 rounds)
 # Needs the artifacts of a make check (build/out) and stress-ng (make deps installs it).
 # Writes .ci/times/<date>-stress-<commit>.log: per round, the stressor, each suite's summary
-# and the round's total (with each scenario's and blktests test's seconds when they ran); exit status 1
-# if any round had a failure.
+# and the round's total (with the seconds of each scenario and blktests test when they ran);
+# exit status 1 if any round had a failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
